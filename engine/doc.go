@@ -1,0 +1,95 @@
+// Package engine is agenteval's reference runtime: a deterministic Go
+// reimplementation of LangGraph's graph executor and prebuilt ReAct agent
+// (langgraph 1.0.1, langgraph-prebuilt 1.0.1, langchain-core 1.0.1), usable
+// as a library and as the oracle the rest of agenteval tests against.
+//
+// # What it provides
+//
+//   - Messages as plain data that map 1:1 onto LangChain message dicts
+//     (Message, ToolCall, Content), the add_messages reducer (append,
+//     replace by ID, RemoveMessage, remove-all), and JSON values that keep
+//     key order and number literals (Object, json.Number) so LangGraph's
+//     texts — json.dumps layouts and Python reprs — come out identical.
+//   - StateGraph and Graph: a Pregel superstep executor with LangGraph's
+//     channels (last value, reducer, ephemeral branch channels, the Send
+//     topic, join barriers), integer channel versions, versions_seen,
+//     writes applied in task-path order, recursion_limit (default 25) and
+//     remaining_steps = recursion_limit - step, GraphRecursionError with
+//     LangGraph's text, interrupt_before/after, Interrupt inside nodes,
+//     Command{Resume, Update, Goto}, checkpoints per superstep (sources
+//     input, loop, update), GetState, GetStateHistory, UpdateState with
+//     forks, and streaming of values, updates and custom output as Go
+//     iterators.
+//   - ToolNode: the calls of one AI message run concurrently, their tool
+//     messages come back in call order; arguments are validated against
+//     the tool's JSON Schema the way LangChain's pydantic models do;
+//     handle_tool_errors, unknown tools, return_direct, Command results,
+//     injected state/store/tool_call_id; the three input forms.
+//   - CreateReactAgent with every option of create_react_agent: static or
+//     dynamic model, tools or a ToolNode, prompt, response_format,
+//     pre/post model hooks, extra state keys, checkpointer, store,
+//     interrupts, version v1/v2 and name.
+//
+// # Semantics
+//
+// A run starts from the thread's newest checkpoint (or Config.CheckpointID).
+// New input writes the __start__ channel and saves an "input" checkpoint at
+// step -1 for a new thread (metadata step = previous step + 1 otherwise);
+// nil input or a Command resumes. Each superstep prepares one task per
+// pending Send and one per node whose trigger channel changed since it last
+// ran, runs them concurrently, applies their writes sorted by task path
+// (pull tasks by name, then push tasks by index), and saves a "loop"
+// checkpoint. The run stops when no task is left, when step exceeds
+// start + recursion_limit + 1 (GraphRecursionError), or at an interrupt.
+// Nodes see remaining_steps = stop - step; a v2 tool call carries the state
+// of the agent step that made it.
+//
+// Update chunks are streamed as tasks finish. As in LangGraph, a superstep
+// with a single task streams its chunk after the step's writes were applied
+// (so new messages show their IDs), while a superstep with several tasks
+// streams each chunk as it finishes, before IDs are assigned (null IDs).
+// Chunks of one superstep therefore come in completion order; the state is
+// always in task order.
+//
+// # Deliberate differences from LangGraph
+//
+//   - IDs are deterministic. LangGraph uses random UUIDs for messages and
+//     time-based ones for checkpoints; here a message's ID is a UUID
+//     (version 8) hashed from the checkpoint, the task and a counter,
+//     checkpoint IDs are assigned by the Checkpointer in put order, task IDs
+//     hash LangGraph's own parts with SHA-256 instead of xxHash, and an
+//     interrupt's ID is the first 32 hex digits of the SHA-256 of its task
+//     namespace (LangGraph: xxh3-128). Same input, same IDs.
+//   - When several tasks of a superstep fail, every task is allowed to
+//     finish and the error of the first failing task in task-path order is
+//     returned (LangGraph raises whichever finished first). Its finished
+//     siblings' writes are saved as pending writes either way.
+//   - Version v1 with a post-model hook is refused by CreateReactAgent:
+//     LangGraph builds it and then fails with KeyError('tools') once the
+//     model calls a tool.
+//   - A v2 tool call is sent as ToolCallWithContext (call plus state) and
+//     state, store and tool_call_id are injected when the tool runs, as
+//     later LangGraph releases do (1.0.1 injected while routing and could
+//     not serialize the store).
+//   - UpdateState on a checkpoint with finished tasks' pending writes does
+//     not apply those writes (later LangGraph releases; 1.0.1 applied them
+//     and lost the pending tools task of a fork).
+//   - A dynamic model (ModelSelector) gets the tools in its ModelRequest;
+//     LangGraph expects the callable to return a model with tools bound.
+//   - Structured responses always use tool calling with tool_choice "any"
+//     (LangChain's BaseChatModel default); providers with a native
+//     json_schema mode are not special-cased.
+//   - Go errors are mapped to Python exception kinds: an *Error carries its
+//     kind, a *ValidationError is "ValidationError", context cancellation is
+//     "CancelledError", anything else is "Exception" (its repr is
+//     Exception('<text>')). A panicking tool or node becomes an error.
+//   - Argument validation emulates pydantic's lax mode for JSON Schema
+//     types (numeric strings to numbers, 2.0 to 2, extra keys dropped, keys
+//     in schema order); its error texts follow pydantic's layout.
+//   - Checkpoints are written synchronously after every superstep
+//     (LangGraph's "sync" durability); there is no async API, no subgraphs
+//     or checkpoint namespaces, and the stream modes are values, updates and
+//     custom.
+//   - Channel versions are integers; LangGraph's in-memory saver uses
+//     sortable strings with the same ordering.
+package engine

@@ -1,0 +1,704 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Start and End are the graph's entry and exit pseudo-nodes.
+const (
+	Start = "__start__"
+	End   = "__end__"
+)
+
+// Internal channel names and task markers, as in LangGraph.
+const (
+	chTasks     = "__pregel_tasks"
+	chError     = "__error__"
+	chInterrupt = "__interrupt__"
+	chResume    = "__resume__"
+	chNoWrites  = "__no_writes__"
+	chReturn    = "__return__"
+	chPush      = "__pregel_push"
+	chPull      = "__pregel_pull"
+	nullTaskID  = "00000000-0000-0000-0000-000000000000"
+	inputName   = "__input__"
+)
+
+func branchTo(node string) string { return "branch:to:" + node }
+
+// NodeFunc is a node: it reads the state and returns its update. The update
+// may be nil (no change), a State or map[string]any (keys to write), a
+// *Command or Command (update plus goto), or a []any of those.
+// RuntimeFrom(ctx) gives the run's Runtime; Interrupt(ctx, v) pauses.
+type NodeFunc func(ctx context.Context, state State) (any, error)
+
+// RouterFunc picks the next nodes after a node ran, from the state with the
+// node's update applied. It returns a node name, a Send, or a slice of
+// them ([]string, []Send, []any); End (or nothing) ends that branch.
+type RouterFunc func(ctx context.Context, state State) (any, error)
+
+// NodeOption configures a node.
+type NodeOption func(*nodeSpec)
+
+// WithInput makes the node read these keys instead of the graph's state
+// schema (LangGraph's input_schema): fields not in the state schema become
+// channels of their own.
+func WithInput(fields ...Field) NodeOption {
+	return func(n *nodeSpec) { n.input = fields; n.hasInput = true }
+}
+
+// WithEnds declares the nodes a node may go to with Command.Goto, for the
+// graph's drawing.
+func WithEnds(ends ...string) NodeOption { return func(n *nodeSpec) { n.ends = ends } }
+
+type nodeSpec struct {
+	name     string
+	fn       NodeFunc
+	input    []Field
+	hasInput bool
+	ends     []string
+}
+
+type branchSpec struct {
+	router  RouterFunc
+	pathMap []string
+}
+
+// StateGraph builds a graph of nodes over a shared state, LangGraph's
+// StateGraph. Add nodes and edges, then Compile. Mistakes are collected and
+// reported together by Compile.
+type StateGraph struct {
+	schema   []Field
+	nodes    map[string]*nodeSpec
+	order    []string
+	edges    [][2]string
+	joins    []joinSpec
+	branches map[string][]*branchSpec
+	errs     []error
+}
+
+type joinSpec struct {
+	starts []string
+	end    string
+}
+
+// NewStateGraph starts a graph whose state has the given keys.
+func NewStateGraph(schema ...Field) *StateGraph {
+	g := &StateGraph{schema: schema, nodes: map[string]*nodeSpec{}, branches: map[string][]*branchSpec{}}
+	seen := map[string]bool{}
+	for _, f := range schema {
+		if f.Name == "" {
+			g.errs = append(g.errs, errors.New("state schema: a field has no name"))
+		}
+		if seen[f.Name] {
+			g.errs = append(g.errs, fmt.Errorf("state schema: field %q declared twice", f.Name))
+		}
+		seen[f.Name] = true
+	}
+	return g
+}
+
+// AddNode adds a node.
+func (g *StateGraph) AddNode(name string, fn NodeFunc, opts ...NodeOption) *StateGraph {
+	switch {
+	case name == "":
+		g.errs = append(g.errs, errors.New("add node: empty node name"))
+		return g
+	case name == Start || name == End:
+		g.errs = append(g.errs, fmt.Errorf("add node: node %q is reserved", name))
+		return g
+	case strings.ContainsAny(name, "|:"):
+		g.errs = append(g.errs, fmt.Errorf("add node: node name %q must not contain '|' or ':'", name))
+		return g
+	case g.nodes[name] != nil:
+		g.errs = append(g.errs, fmt.Errorf("add node: node %q already present", name))
+		return g
+	case fn == nil:
+		g.errs = append(g.errs, fmt.Errorf("add node: node %q has no function", name))
+		return g
+	}
+	n := &nodeSpec{name: name, fn: fn}
+	for _, o := range opts {
+		o(n)
+	}
+	g.nodes[name] = n
+	g.order = append(g.order, name)
+	return g
+}
+
+// AddEdge runs to after from, every time from runs.
+func (g *StateGraph) AddEdge(from, to string) *StateGraph {
+	if from == End {
+		g.errs = append(g.errs, errors.New("add edge: END cannot be a start node"))
+	}
+	if to == Start {
+		g.errs = append(g.errs, errors.New("add edge: START cannot be an end node"))
+	}
+	g.edges = append(g.edges, [2]string{from, to})
+	return g
+}
+
+// AddJoinEdge runs to once every node in from has run.
+func (g *StateGraph) AddJoinEdge(from []string, to string) *StateGraph {
+	g.joins = append(g.joins, joinSpec{starts: append([]string(nil), from...), end: to})
+	return g
+}
+
+// AddConditionalEdges routes from a node with router. pathMap lists the
+// possible destinations (for validation and drawing); it may be empty.
+func (g *StateGraph) AddConditionalEdges(from string, router RouterFunc, pathMap ...string) *StateGraph {
+	if router == nil {
+		g.errs = append(g.errs, fmt.Errorf("add conditional edges from %q: nil router", from))
+		return g
+	}
+	g.branches[from] = append(g.branches[from], &branchSpec{router: router, pathMap: pathMap})
+	return g
+}
+
+// SetEntryPoint is AddEdge(Start, node).
+func (g *StateGraph) SetEntryPoint(node string) *StateGraph { return g.AddEdge(Start, node) }
+
+// CompileOptions configures a compiled graph. The zero value compiles a
+// graph without persistence.
+type CompileOptions struct {
+	Checkpointer Checkpointer
+	Store        Store
+	// InterruptBefore and InterruptAfter pause the run before or after
+	// these nodes ("*" for all).
+	InterruptBefore []string
+	InterruptAfter  []string
+	// Name names the graph (create_react_agent's name).
+	Name string
+	// Clock stamps checkpoints; nil means the system clock.
+	Clock Clock
+}
+
+// Graph is a compiled, runnable graph. It is safe for concurrent use: each
+// run has its own state.
+type Graph struct {
+	name            string
+	nodes           map[string]*pregelNode
+	nodeOrder       []string // Start first, then in AddNode order
+	channels        map[string]func() channel
+	channelOrder    []string
+	managed         map[string]Managed
+	stateKeys       []string // output keys, schema order
+	inputKeys       []string // keys the input may set
+	triggerToNodes  map[string][]string
+	checkpointer    Checkpointer
+	store           Store
+	interruptBefore []string
+	interruptAfter  []string
+	clock           Clock
+	edges           []GraphEdge
+}
+
+type pregelNode struct {
+	name     string
+	triggers []string
+	input    []string // channel and managed keys read
+	single   string   // read one channel as the whole input (START)
+	fn       NodeFunc // nil: pass the input to the writers
+	writers  []writer
+	hidden   bool
+	outKeys  map[string]bool
+}
+
+// writer turns a task's output into writes; read gives the state with the
+// task's writes so far applied.
+type writer func(ctx context.Context, output any, read func() (State, error), emit func(...write)) error
+
+type write struct {
+	channel string
+	value   any
+}
+
+// GraphEdge is an edge of the compiled graph.
+type GraphEdge struct {
+	From, To    string
+	Conditional bool
+}
+
+// Compile checks the graph and returns it ready to run.
+func (g *StateGraph) Compile(opts CompileOptions) (*Graph, error) {
+	errs := append([]error(nil), g.errs...)
+	exists := func(n string) bool { return n == Start || n == End || g.nodes[n] != nil }
+	hasEntry := false
+	for _, e := range g.edges {
+		if !exists(e[0]) {
+			errs = append(errs, fmt.Errorf("edge %s -> %s: unknown node %q", e[0], e[1], e[0]))
+		}
+		if !exists(e[1]) {
+			errs = append(errs, fmt.Errorf("edge %s -> %s: unknown node %q", e[0], e[1], e[1]))
+		}
+		if e[0] == Start {
+			hasEntry = true
+		}
+	}
+	for _, j := range g.joins {
+		for _, s := range j.starts {
+			if !exists(s) || s == End {
+				errs = append(errs, fmt.Errorf("join edge to %s: unknown start node %q", j.end, s))
+			}
+		}
+		if !exists(j.end) || j.end == Start {
+			errs = append(errs, fmt.Errorf("join edge: unknown end node %q", j.end))
+		}
+	}
+	for _, from := range sortedKeys(g.branches) {
+		if !exists(from) || from == End {
+			errs = append(errs, fmt.Errorf("conditional edges: unknown source node %q", from))
+		}
+		if from == Start {
+			hasEntry = true
+		}
+		for _, b := range g.branches[from] {
+			for _, p := range b.pathMap {
+				if !exists(p) || p == Start {
+					errs = append(errs, fmt.Errorf("conditional edges from %q: unknown destination %q", from, p))
+				}
+			}
+		}
+	}
+	if !hasEntry {
+		errs = append(errs, errors.New("graph must have an entrypoint: add at least one edge from START to another node"))
+	}
+	for _, list := range [][]string{opts.InterruptBefore, opts.InterruptAfter} {
+		for _, n := range list {
+			if n != "*" && g.nodes[n] == nil {
+				errs = append(errs, fmt.Errorf("interrupt node %q not found", n))
+			}
+		}
+	}
+	// channels: the state schema, then node input schemas
+	fields := map[string]Field{}
+	var order []string
+	addField := func(f Field) {
+		if old, ok := fields[f.Name]; ok {
+			if (old.Reducer == nil) != (f.Reducer == nil) || old.Managed != f.Managed {
+				errs = append(errs, fmt.Errorf("state key %q is declared twice with different kinds", f.Name))
+			}
+			return
+		}
+		fields[f.Name] = f
+		order = append(order, f.Name)
+	}
+	for _, f := range g.schema {
+		addField(f)
+	}
+	for _, name := range g.order {
+		for _, f := range g.nodes[name].input {
+			addField(f)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("compile graph: %w", errors.Join(errs...))
+	}
+
+	out := &Graph{
+		name:            opts.Name,
+		nodes:           map[string]*pregelNode{},
+		channels:        map[string]func() channel{},
+		managed:         map[string]Managed{},
+		triggerToNodes:  map[string][]string{},
+		checkpointer:    opts.Checkpointer,
+		store:           opts.Store,
+		interruptBefore: opts.InterruptBefore,
+		interruptAfter:  opts.InterruptAfter,
+		clock:           opts.Clock,
+	}
+	if out.clock == nil {
+		out.clock = SystemClock{}
+	}
+	if out.name == "" {
+		out.name = "LangGraph"
+	}
+	for _, name := range order {
+		f := fields[name]
+		switch {
+		case f.Managed != NotManaged:
+			out.managed[name] = f.Managed
+			continue
+		case f.Reducer != nil:
+			r := f.Reducer
+			key := name
+			out.channels[name] = func() channel { return newBinop(key, r) }
+		default:
+			key := name
+			out.channels[name] = func() channel { return &lastValue{key: key} }
+		}
+		out.channelOrder = append(out.channelOrder, name)
+	}
+	for _, f := range g.schema {
+		if f.Managed == NotManaged {
+			out.stateKeys = append(out.stateKeys, f.Name)
+			out.inputKeys = append(out.inputKeys, f.Name)
+		}
+	}
+	addChan := func(name string, mk func() channel) {
+		if _, ok := out.channels[name]; !ok {
+			out.channels[name] = mk
+			out.channelOrder = append(out.channelOrder, name)
+		}
+	}
+	addChan(Start, func() channel { return &ephemeral{key: Start, guard: true} })
+	addChan(chTasks, func() channel { return &topic{key: chTasks} })
+	// a node may write any state key (its writes to managed keys are
+	// dropped when applied), never the graph's internal channels
+	allOut := map[string]bool{}
+	for _, k := range order {
+		allOut[k] = true
+	}
+	startOut := map[string]bool{}
+	for _, k := range out.inputKeys {
+		startOut[k] = true
+	}
+
+	// START node
+	out.nodes[Start] = &pregelNode{name: Start, triggers: []string{Start}, single: Start, hidden: true, outKeys: startOut}
+	out.nodeOrder = append(out.nodeOrder, Start)
+	for _, name := range g.order {
+		spec := g.nodes[name]
+		bt := branchTo(name)
+		addChan(bt, func() channel { return &ephemeral{key: bt} })
+		var input []string
+		if spec.hasInput {
+			for _, f := range spec.input {
+				input = append(input, f.Name)
+			}
+		} else {
+			for _, f := range g.schema {
+				input = append(input, f.Name)
+			}
+		}
+		out.nodes[name] = &pregelNode{name: name, triggers: []string{bt}, input: input, fn: spec.fn, outKeys: allOut}
+		out.nodeOrder = append(out.nodeOrder, name)
+	}
+	for _, n := range out.nodes {
+		n.writers = append(n.writers, stateWriter(n))
+	}
+	for _, e := range g.edges {
+		if e[1] == End {
+			out.edges = append(out.edges, GraphEdge{From: e[0], To: e[1]})
+			continue
+		}
+		ch := branchTo(e[1])
+		out.nodes[e[0]].writers = append(out.nodes[e[0]].writers, func(_ context.Context, _ any, _ func() (State, error), emit func(...write)) error {
+			emit(write{channel: ch})
+			return nil
+		})
+		out.edges = append(out.edges, GraphEdge{From: e[0], To: e[1]})
+	}
+	for _, j := range g.joins {
+		if j.end == End {
+			continue
+		}
+		ch := "join:" + strings.Join(j.starts, "+") + ":" + j.end
+		names := append([]string(nil), j.starts...)
+		addChan(ch, func() channel { return &barrier{key: ch, names: names} })
+		out.nodes[j.end].triggers = append(out.nodes[j.end].triggers, ch)
+		for _, s := range j.starts {
+			src := s
+			out.nodes[s].writers = append(out.nodes[s].writers, func(_ context.Context, _ any, _ func() (State, error), emit func(...write)) error {
+				emit(write{channel: ch, value: src})
+				return nil
+			})
+			out.edges = append(out.edges, GraphEdge{From: s, To: j.end})
+		}
+	}
+	for _, from := range branchOrder(g) {
+		for _, b := range g.branches[from] {
+			out.nodes[from].writers = append(out.nodes[from].writers, branchWriter(from, b))
+			for _, p := range b.pathMap {
+				out.edges = append(out.edges, GraphEdge{From: from, To: p, Conditional: true})
+			}
+		}
+	}
+	for _, name := range out.nodeOrder {
+		for _, t := range out.nodes[name].triggers {
+			out.triggerToNodes[t] = append(out.triggerToNodes[t], name)
+		}
+	}
+	for _, name := range g.order {
+		if ends := g.nodes[name].ends; len(ends) > 0 {
+			for _, e := range ends {
+				out.edges = append(out.edges, GraphEdge{From: name, To: e, Conditional: true})
+			}
+		}
+	}
+	return out, nil
+}
+
+// branchOrder is START first, then nodes in the order they were added, so
+// branch writers attach deterministically.
+func branchOrder(g *StateGraph) []string {
+	var out []string
+	if _, ok := g.branches[Start]; ok {
+		out = append(out, Start)
+	}
+	for _, n := range g.order {
+		if _, ok := g.branches[n]; ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// stateWriter maps a node's output to writes on state keys, then Command
+// gotos to branch writes (LangGraph's _get_updates and _control_branch).
+func stateWriter(n *pregelNode) writer {
+	return func(_ context.Context, output any, _ func() (State, error), emit func(...write)) error {
+		ws, err := updatesOf(output, n.outKeys)
+		if err != nil {
+			return err
+		}
+		emit(ws...)
+		ctl, err := controlWrites(output)
+		if err != nil {
+			return err
+		}
+		emit(ctl...)
+		return nil
+	}
+}
+
+func updatesOf(output any, keys map[string]bool) ([]write, error) {
+	mapWrites := func(m map[string]any) []write {
+		var ws []write
+		for _, k := range sortedKeys(m) {
+			if keys[k] {
+				ws = append(ws, write{channel: k, value: m[k]})
+			}
+		}
+		return ws
+	}
+	switch t := output.(type) {
+	case nil:
+		return nil, nil
+	case State:
+		return mapWrites(t), nil
+	case map[string]any:
+		return mapWrites(t), nil
+	case *Command:
+		if t == nil || t.Graph == CommandParent {
+			return nil, nil
+		}
+		return mapWrites(t.Update), nil
+	case Command:
+		if t.Graph == CommandParent {
+			return nil, nil
+		}
+		return mapWrites(t.Update), nil
+	case []any:
+		var ws []write
+		for _, e := range t {
+			sub, err := updatesOf(e, keys)
+			if err != nil {
+				return nil, err
+			}
+			ws = append(ws, sub...)
+		}
+		return ws, nil
+	default:
+		return nil, errorWithCode("InvalidUpdateError", fmt.Sprintf("Expected dict, got %s", PyRepr(valueForJSON(output))), "INVALID_GRAPH_NODE_RETURN_VALUE")
+	}
+}
+
+func controlWrites(output any) ([]write, error) {
+	var cmds []Command
+	switch t := output.(type) {
+	case *Command:
+		if t != nil {
+			cmds = append(cmds, *t)
+		}
+	case Command:
+		cmds = append(cmds, t)
+	case []any:
+		for _, e := range t {
+			switch c := e.(type) {
+			case *Command:
+				if c != nil {
+					cmds = append(cmds, *c)
+				}
+			case Command:
+				cmds = append(cmds, c)
+			}
+		}
+	}
+	var ws []write
+	for _, c := range cmds {
+		if c.Graph == CommandParent {
+			return nil, NewError("InvalidUpdateError", "There is no parent graph")
+		}
+		dests, err := destinations(c.Goto)
+		if err != nil {
+			return nil, fmt.Errorf("command goto: %w", err)
+		}
+		for _, d := range dests {
+			switch x := d.(type) {
+			case Send:
+				ws = append(ws, write{channel: chTasks, value: x})
+			case string:
+				if x != End {
+					ws = append(ws, write{channel: branchTo(x)})
+				}
+			}
+		}
+	}
+	return ws, nil
+}
+
+// destinations flattens a goto or router result into node names and Sends.
+func destinations(v any) ([]any, error) {
+	switch t := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return []any{t}, nil
+	case Send:
+		return []any{t}, nil
+	case *Send:
+		return []any{*t}, nil
+	case []string:
+		out := make([]any, len(t))
+		for i, s := range t {
+			out[i] = s
+		}
+		return out, nil
+	case []Send:
+		out := make([]any, len(t))
+		for i, s := range t {
+			out[i] = s
+		}
+		return out, nil
+	case []any:
+		var out []any
+		for _, e := range t {
+			sub, err := destinations(e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sub...)
+		}
+		return out, nil
+	default:
+		return nil, fmt.Errorf("expected a node name, a Send or a list of them, got %T", v)
+	}
+}
+
+func branchWriter(from string, b *branchSpec) writer {
+	return func(ctx context.Context, _ any, read func() (State, error), emit func(...write)) error {
+		state, err := read()
+		if err != nil {
+			return err
+		}
+		res, err := b.router(ctx, state)
+		if err != nil {
+			return err
+		}
+		dests, err := destinations(res)
+		if err != nil {
+			return fmt.Errorf("router of %q: %w", from, err)
+		}
+		for _, d := range dests {
+			switch x := d.(type) {
+			case string:
+				if x == "" || x == Start {
+					return NewError("ValueError", "Branch did not return a valid destination")
+				}
+				if len(b.pathMap) > 0 && !contains(b.pathMap, x) {
+					return fmt.Errorf("router of %q returned %q, which is not one of its destinations %v", from, x, b.pathMap)
+				}
+				if x != End {
+					emit(write{channel: branchTo(x)})
+				}
+			case Send:
+				if x.Node == End {
+					return NewError("InvalidUpdateError", "Cannot send a packet to the END node")
+				}
+				emit(write{channel: chTasks, value: x})
+			}
+		}
+		return nil
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Name returns the graph's name.
+func (g *Graph) Name() string { return g.name }
+
+// Nodes returns the node names, Start and End included, sorted.
+func (g *Graph) Nodes() []string {
+	names := []string{End}
+	for n := range g.nodes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Edges returns the graph's edges sorted by source, destination and kind.
+// A node with no way out is drawn with an edge to End, as LangGraph's
+// get_graph does.
+func (g *Graph) Edges() []GraphEdge {
+	edges := append([]GraphEdge(nil), g.edges...)
+	hasOut := map[string]bool{}
+	for _, e := range edges {
+		hasOut[e.From] = true
+	}
+	for _, n := range g.nodeOrder {
+		if n != Start && !hasOut[n] {
+			edges = append(edges, GraphEdge{From: n, To: End})
+		}
+	}
+	sort.Slice(edges, func(i, j int) bool {
+		a, b := edges[i], edges[j]
+		if a.From != b.From {
+			return a.From < b.From
+		}
+		if a.To != b.To {
+			return a.To < b.To
+		}
+		return !a.Conditional && b.Conditional
+	})
+	// drop duplicates; a plain edge hides a conditional one between the
+	// same nodes
+	plain := map[[2]string]bool{}
+	for _, e := range edges {
+		if !e.Conditional {
+			plain[[2]string{e.From, e.To}] = true
+		}
+	}
+	out := edges[:0]
+	for i, e := range edges {
+		if i > 0 && e == edges[i-1] {
+			continue
+		}
+		if e.Conditional && plain[[2]string{e.From, e.To}] {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// Checkpointer returns the graph's checkpointer (nil without one).
+func (g *Graph) Checkpointer() Checkpointer { return g.checkpointer }
+
+// Store returns the graph's store (nil without one).
+func (g *Graph) Store() Store { return g.store }
+
+// StateKeys returns the keys of the graph's state, as output by a run.
+func (g *Graph) StateKeys() []string { return append([]string(nil), g.stateKeys...) }

@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"context"
+	"sync"
+)
+
+// scratchpad is a task's private bookkeeping: its step window and the
+// resume values for its interrupts (LangGraph's PregelScratchpad).
+type scratchpad struct {
+	step, stop int
+	taskNS     string
+
+	mu          sync.Mutex
+	interruptN  int
+	resume      []any
+	nullResume  func(consume bool) (any, bool)
+	recordWrite func(w write)
+}
+
+type scratchpadKey struct{}
+
+func scratchpadFrom(ctx context.Context) *scratchpad {
+	sp, _ := ctx.Value(scratchpadKey{}).(*scratchpad)
+	return sp
+}
+
+// Interrupt pauses the run at this point of a node, LangGraph's
+// interrupt(value). The first time, it returns an *InterruptError that the
+// node must return (possibly wrapped); the run stops with value in its
+// interrupts. When the run is resumed with Command{Resume: x}, the node runs
+// again from the start and this call returns x. A node may interrupt
+// several times; resume values are matched to calls in order.
+//
+// Interrupt needs a checkpointer to resume, and must be called from inside
+// a node (it returns an error otherwise).
+func Interrupt(ctx context.Context, value any) (any, error) {
+	sp := scratchpadFrom(ctx)
+	if sp == nil {
+		return nil, NewError("RuntimeError", "interrupt() called outside of a graph node")
+	}
+	sp.mu.Lock()
+	idx := sp.interruptN
+	sp.interruptN++
+	if idx < len(sp.resume) {
+		v := sp.resume[idx]
+		sp.recordWrite(write{channel: chResume, value: append([]any(nil), sp.resume...)})
+		sp.mu.Unlock()
+		return v, nil
+	}
+	if v, ok := sp.nullResume(true); ok {
+		sp.resume = append(sp.resume, v)
+		sp.recordWrite(write{channel: chResume, value: append([]any(nil), sp.resume...)})
+		sp.mu.Unlock()
+		return v, nil
+	}
+	sp.mu.Unlock()
+	return nil, &InterruptError{Interrupts: []InterruptValue{{Value: value, ID: hashHex(sp.taskNS)}}}
+}

@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"context"
+	"time"
+)
+
+// ChatModel is a chat model: it answers a request with one AI message.
+// Implementations live in engine/llm (scripted, OpenAI-compatible,
+// Anthropic). A model must be safe for concurrent use.
+type ChatModel interface {
+	Generate(ctx context.Context, req ModelRequest) (Message, error)
+}
+
+// ChatModelFunc adapts a function to ChatModel.
+type ChatModelFunc func(ctx context.Context, req ModelRequest) (Message, error)
+
+// Generate calls f.
+func (f ChatModelFunc) Generate(ctx context.Context, req ModelRequest) (Message, error) {
+	return f(ctx, req)
+}
+
+// ModelRequest is one call to a chat model: the messages it sees and what
+// is bound to it (LangChain's bind_tools and invoke kwargs).
+type ModelRequest struct {
+	Messages []Message
+	// Tools are the tool schemas bound to the model, in binding order.
+	Tools []ToolSchema
+	// ToolChoice is "" (unset), "auto", "any", "required", "none" or the
+	// name of one tool.
+	ToolChoice string
+	// ParallelToolCalls is nil when unset.
+	ParallelToolCalls *bool
+	// ResponseFormat is a provider-native structured-output request, such
+	// as {"type": "json_schema", "json_schema": {...}}; nil when unset.
+	ResponseFormat *Object
+	// Options holds any other keyword arguments, in order.
+	Options *Object
+}
+
+// ToolSchema is a tool as a model sees it: name, description and the JSON
+// Schema of its arguments (injected arguments left out).
+type ToolSchema struct {
+	Name        string
+	Description string
+	Parameters  *Object
+}
+
+// ToValue returns {"name", "description", "parameters"}.
+func (s ToolSchema) ToValue() *Object {
+	params := s.Parameters
+	if params == nil {
+		params = NewObject("type", "object", "properties", &Object{})
+	}
+	return NewObject("name", s.Name, "description", s.Description, "parameters", params)
+}
+
+// ModelSelector chooses the model for one call from the state and the
+// run's runtime (LangGraph's dynamic model: a callable of state and
+// runtime).
+type ModelSelector func(ctx context.Context, state State, rt *Runtime) (ChatModel, error)
+
+// Clock is the engine's source of time: checkpoint timestamps, retry
+// backoff and emulated latency all go through it, so tests run instantly
+// and reproducibly with a fake clock.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits for d or until ctx is done.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// SystemClock is the wall clock.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Sleep sleeps for d or until ctx is done.
+func (SystemClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

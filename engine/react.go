@@ -1,0 +1,551 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Prompt is create_react_agent's prompt: a system text, a system message,
+// or a function of the state that returns the messages to send. The zero
+// value sends the state's messages as they are.
+type Prompt struct {
+	text string
+	msg  *Message
+	fn   func(ctx context.Context, state State) ([]Message, error)
+}
+
+// PromptText prepends a system message with text to every model call.
+func PromptText(text string) Prompt { return Prompt{text: text, msg: nil} }
+
+// PromptMessage prepends msg (normally a system message) to every model
+// call.
+func PromptMessage(msg Message) Prompt { return Prompt{msg: &msg} }
+
+// PromptFunc builds the model's input from the state (whose "messages" are
+// already the model input: llm_input_messages when a pre-model hook set
+// them).
+func PromptFunc(fn func(ctx context.Context, state State) ([]Message, error)) Prompt {
+	return Prompt{fn: fn}
+}
+
+// IsZero reports whether no prompt is set.
+func (p Prompt) IsZero() bool { return p.text == "" && p.msg == nil && p.fn == nil }
+
+func (p Prompt) apply(ctx context.Context, state State, msgs []Message) ([]Message, error) {
+	switch {
+	case p.fn != nil:
+		s := state.Clone()
+		s["messages"] = msgs
+		return p.fn(ctx, s)
+	case p.msg != nil:
+		return append([]Message{*p.msg}, msgs...), nil
+	case p.text != "":
+		return append([]Message{SystemMessage(p.text)}, msgs...), nil
+	}
+	return msgs, nil
+}
+
+// ResponseFormat asks the agent for a structured response after its loop:
+// one more model call with the schema bound as the only tool and
+// tool_choice "any" (LangChain's default with_structured_output).
+type ResponseFormat struct {
+	// Schema is a JSON Schema with a "title" (the tool's name) and
+	// usually a "description".
+	Schema *Object
+	// Prompt, when set, is prepended as a system message to the structured
+	// call (the (prompt, schema) form).
+	Prompt string
+	// Validate checks the model's answer against Schema and coerces it as
+	// a pydantic model would ("21" becomes 21); without it the arguments
+	// are returned as the model wrote them (a plain JSON-schema dict).
+	Validate bool
+}
+
+// ReactAgentConfig configures CreateReactAgent. Model (or ModelSelector)
+// is required; everything else has LangGraph's defaults.
+type ReactAgentConfig struct {
+	// Model is called with the tools bound.
+	Model ChatModel
+	// ModelSelector chooses the model for each call instead (dynamic
+	// model); the tools are bound to whatever it returns.
+	ModelSelector ModelSelector
+	// Tools run in a ToolNode built with ToolNodeOptions; leave empty for a
+	// graph with a single model node.
+	Tools []Tool
+	// ToolNode, when set, is used instead of Tools.
+	ToolNode        *ToolNode
+	ToolNodeOptions ToolNodeOptions
+	Prompt          Prompt
+	ResponseFormat  *ResponseFormat
+	// PreModelHook runs before every model call; it may set
+	// "llm_input_messages" (what the model sees, state untouched) or
+	// rewrite "messages".
+	PreModelHook NodeFunc
+	// PostModelHook runs after every model call (version v2 only).
+	PostModelHook NodeFunc
+	// StateFields adds keys to the agent's state (custom state_schema).
+	StateFields  []Field
+	Checkpointer Checkpointer
+	Store        Store
+	// InterruptBefore and InterruptAfter name nodes ("agent", "tools",
+	// ...) to pause at.
+	InterruptBefore []string
+	InterruptAfter  []string
+	// Version is "v1" (one tools task for all calls) or "v2" (one task per
+	// call, the default).
+	Version string
+	// Name names the graph and is set as the name of the agent's AI
+	// messages.
+	Name  string
+	Clock Clock
+}
+
+// SorryNeedMoreSteps is the answer the agent gives instead of tool calls
+// when the steps run out.
+const SorryNeedMoreSteps = "Sorry, need more steps to process this request."
+
+// CreateReactAgent builds LangGraph's prebuilt ReAct agent
+// (create_react_agent in langgraph/prebuilt/chat_agent_executor.py): an
+// "agent" node calling the model and a "tools" node running its tool calls,
+// looping until the model answers without tool calls.
+func CreateReactAgent(cfg ReactAgentConfig) (*Graph, error) {
+	var errs []error
+	if cfg.Model == nil && cfg.ModelSelector == nil {
+		errs = append(errs, errors.New("a model is required: set Model or ModelSelector"))
+	}
+	if cfg.Model != nil && cfg.ModelSelector != nil {
+		errs = append(errs, errors.New("set Model or ModelSelector, not both"))
+	}
+	version := cfg.Version
+	if version == "" {
+		version = "v2"
+	}
+	if version != "v1" && version != "v2" {
+		errs = append(errs, fmt.Errorf("Invalid version %s. Supported versions are 'v1' and 'v2'.", cfg.Version))
+	}
+	if version == "v1" && cfg.PostModelHook != nil {
+		errs = append(errs, errors.New("post_model_hook needs version \"v2\": LangGraph's v1 graph with a post-model hook fails with KeyError('tools') once the model calls a tool"))
+	}
+	rf := cfg.ResponseFormat
+	var structName string
+	var structSchema *Schema
+	if rf != nil {
+		if rf.Schema == nil {
+			errs = append(errs, errors.New("response_format: Schema is required"))
+		} else {
+			t, _ := rf.Schema.Get("title")
+			name, _ := t.(string)
+			if name == "" {
+				errs = append(errs, errors.New("response_format: the schema needs a \"title\" (it names the structured-output tool)"))
+			}
+			structName = name
+			if rf.Validate {
+				s, err := CompileSchema(name, rf.Schema)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("response_format: %w", err))
+				}
+				structSchema = s
+			}
+		}
+	}
+	tn := cfg.ToolNode
+	if tn == nil && len(cfg.Tools) > 0 {
+		var err error
+		tn, err = NewToolNode(cfg.Tools, cfg.ToolNodeOptions)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	reserved := map[string]bool{"messages": true, "remaining_steps": true, "structured_response": true, "llm_input_messages": true}
+	for _, f := range cfg.StateFields {
+		if reserved[f.Name] {
+			errs = append(errs, fmt.Errorf("state field %q is reserved by the agent", f.Name))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("create react agent: %w", errors.Join(errs...))
+	}
+	a := &reactAgent{cfg: cfg, tools: tn, version: version, structName: structName, structSchema: structSchema}
+	if tn != nil {
+		a.toolSchemas = tn.Schemas()
+		for _, d := range tn.Definitions() {
+			if d.ReturnDirect {
+				if a.returnDirect == nil {
+					a.returnDirect = map[string]bool{}
+				}
+				a.returnDirect[d.Name] = true
+			}
+		}
+	}
+	return a.build()
+}
+
+type reactAgent struct {
+	cfg          ReactAgentConfig
+	tools        *ToolNode
+	toolSchemas  []ToolSchema
+	version      string
+	returnDirect map[string]bool
+	structName   string
+	structSchema *Schema
+}
+
+func (a *reactAgent) build() (*Graph, error) {
+	schema := []Field{MessagesField("messages"), RemainingStepsField("remaining_steps")}
+	if a.cfg.ResponseFormat != nil {
+		schema = append(schema, ValueField("structured_response"))
+	}
+	schema = append(schema, a.cfg.StateFields...)
+	g := NewStateGraph(schema...)
+	var agentOpts []NodeOption
+	if a.cfg.PreModelHook != nil {
+		in := append(append([]Field(nil), schema...), ValueField("llm_input_messages"))
+		agentOpts = append(agentOpts, WithInput(in...))
+	}
+	g.AddNode("agent", a.callModel, agentOpts...)
+	entry := "agent"
+	if a.cfg.PreModelHook != nil {
+		g.AddNode("pre_model_hook", a.cfg.PreModelHook)
+		g.AddEdge("pre_model_hook", "agent")
+		entry = "pre_model_hook"
+	}
+	g.SetEntryPoint(entry)
+	if a.cfg.ResponseFormat != nil {
+		g.AddNode("generate_structured_response", a.structuredResponse)
+	}
+	if a.tools == nil {
+		if a.cfg.PostModelHook != nil {
+			g.AddNode("post_model_hook", a.cfg.PostModelHook)
+			g.AddEdge("agent", "post_model_hook")
+		}
+		if a.cfg.ResponseFormat != nil {
+			if a.cfg.PostModelHook != nil {
+				g.AddEdge("post_model_hook", "generate_structured_response")
+			} else {
+				g.AddEdge("agent", "generate_structured_response")
+			}
+		}
+		return g.Compile(a.compileOptions())
+	}
+	g.AddNode("tools", a.tools.Node())
+	var agentPaths []string
+	postPaths := []string{entry, "tools"}
+	if a.cfg.PostModelHook != nil {
+		g.AddNode("post_model_hook", a.cfg.PostModelHook)
+		agentPaths = append(agentPaths, "post_model_hook")
+		g.AddEdge("agent", "post_model_hook")
+	} else {
+		agentPaths = append(agentPaths, "tools")
+	}
+	if a.cfg.ResponseFormat != nil {
+		if a.cfg.PostModelHook != nil {
+			postPaths = append(postPaths, "generate_structured_response")
+		} else {
+			agentPaths = append(agentPaths, "generate_structured_response")
+		}
+	} else if a.cfg.PostModelHook != nil {
+		postPaths = append(postPaths, End)
+	} else {
+		agentPaths = append(agentPaths, End)
+	}
+	if a.cfg.PostModelHook != nil {
+		g.AddConditionalEdges("post_model_hook", a.postModelHookRouter(entry), postPaths...)
+	}
+	g.AddConditionalEdges("agent", a.shouldContinue, agentPaths...)
+	if len(a.returnDirect) > 0 {
+		g.AddConditionalEdges("tools", a.routeToolResponses(entry), entry, End)
+	} else {
+		g.AddEdge("tools", entry)
+	}
+	return g.Compile(a.compileOptions())
+}
+
+func (a *reactAgent) compileOptions() CompileOptions {
+	return CompileOptions{
+		Checkpointer:    a.cfg.Checkpointer,
+		Store:           a.cfg.Store,
+		InterruptBefore: a.cfg.InterruptBefore,
+		InterruptAfter:  a.cfg.InterruptAfter,
+		Name:            a.cfg.Name,
+		Clock:           a.cfg.Clock,
+	}
+}
+
+// validateChatHistory refuses a history with a tool call that has no tool
+// message (LangGraph's _validate_chat_history).
+func validateChatHistory(msgs []Message) error {
+	answered := map[string]bool{}
+	for _, m := range msgs {
+		if m.Type == TypeTool {
+			answered[m.ToolCallID] = true
+		}
+	}
+	var missing []any
+	for _, m := range msgs {
+		if m.Type != TypeAI {
+			continue
+		}
+		for _, tc := range m.ToolCalls {
+			if !answered[tc.ID] {
+				o := tc.ToValue()
+				o.Set("type", "tool_call")
+				missing = append(missing, o)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if len(missing) > 3 {
+		missing = missing[:3]
+	}
+	return errorWithCode("ValueError", "Found AIMessages with tool_calls that do not have a corresponding ToolMessage. Here are the first few of those tool calls: "+PyRepr(missing)+".\n\nEvery tool call (LLM requesting to call a tool) in the message history MUST have a corresponding ToolMessage (result of a tool invocation to return to the LLM) - this is required by most LLM providers.", "INVALID_CHAT_HISTORY")
+}
+
+func (a *reactAgent) model(ctx context.Context, state State) (ChatModel, error) {
+	if a.cfg.ModelSelector != nil {
+		m, err := a.cfg.ModelSelector(ctx, state, RuntimeFrom(ctx))
+		if err != nil {
+			return nil, fmt.Errorf("choose model: %w", err)
+		}
+		if m == nil {
+			return nil, errors.New("choose model: the model selector returned no model")
+		}
+		return m, nil
+	}
+	return a.cfg.Model, nil
+}
+
+// callModel is the "agent" node (call_model).
+func (a *reactAgent) callModel(ctx context.Context, state State) (any, error) {
+	var msgs []Message
+	if a.cfg.PreModelHook != nil {
+		if v, ok := state["llm_input_messages"]; ok && v != nil {
+			m, err := MessagesFromValue(v)
+			if err != nil {
+				return nil, fmt.Errorf("llm_input_messages: %w", err)
+			}
+			msgs = m
+		}
+	}
+	if len(msgs) == 0 {
+		m, err := MessagesFromValue(state["messages"])
+		if err != nil {
+			return nil, fmt.Errorf("messages: %w", err)
+		}
+		msgs = m
+	}
+	if err := validateChatHistory(msgs); err != nil {
+		return nil, err
+	}
+	input, err := a.cfg.Prompt.apply(ctx, state, msgs)
+	if err != nil {
+		return nil, fmt.Errorf("prompt: %w", err)
+	}
+	model, err := a.model(ctx, state)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := model.Generate(ctx, ModelRequest{Messages: input, Tools: a.toolSchemas})
+	if err != nil {
+		return nil, err
+	}
+	if resp.Type == "" {
+		resp.Type = TypeAI
+	}
+	if resp.Type != TypeAI {
+		return nil, fmt.Errorf("model returned a %q message, expected an AI message", resp.Type)
+	}
+	resp.Name = a.cfg.Name
+	if a.moreStepsNeeded(state, resp) {
+		return State{"messages": []Message{{Type: TypeAI, ID: resp.ID, Content: Text(SorryNeedMoreSteps)}}}, nil
+	}
+	return State{"messages": []Message{resp}}, nil
+}
+
+// moreStepsNeeded is _are_more_steps_needed: a tool-calling answer when
+// fewer than two steps remain (fewer than one when every called tool
+// returns directly).
+func (a *reactAgent) moreStepsNeeded(state State, resp Message) bool {
+	rs, ok := state["remaining_steps"].(int)
+	if !ok {
+		return false
+	}
+	hasCalls := len(resp.ToolCalls) > 0
+	allDirect := true
+	for _, tc := range resp.ToolCalls {
+		if !a.returnDirect[tc.Name] {
+			allDirect = false
+		}
+	}
+	if rs < 1 && allDirect {
+		return true
+	}
+	return rs < 2 && hasCalls
+}
+
+func lastMessage(state State) (Message, bool) {
+	msgs, _ := MessagesFromValue(state["messages"])
+	if len(msgs) == 0 {
+		return Message{}, false
+	}
+	return msgs[len(msgs)-1], true
+}
+
+// shouldContinue routes after the agent node.
+func (a *reactAgent) shouldContinue(_ context.Context, state State) (any, error) {
+	last, ok := lastMessage(state)
+	if !ok {
+		return nil, errors.New("route after agent: no messages in state")
+	}
+	if last.Type != TypeAI || len(last.ToolCalls) == 0 {
+		switch {
+		case a.cfg.PostModelHook != nil:
+			return "post_model_hook", nil
+		case a.cfg.ResponseFormat != nil:
+			return "generate_structured_response", nil
+		default:
+			return End, nil
+		}
+	}
+	if a.version == "v1" {
+		return "tools", nil
+	}
+	if a.cfg.PostModelHook != nil {
+		return "post_model_hook", nil
+	}
+	sends := make([]any, len(last.ToolCalls))
+	for i, tc := range last.ToolCalls {
+		sends[i] = Send{Node: "tools", Arg: ToolCallWithContext{Call: tc, State: state}}
+	}
+	return sends, nil
+}
+
+func (a *reactAgent) postModelHookRouter(entry string) RouterFunc {
+	return func(_ context.Context, state State) (any, error) {
+		msgs, err := MessagesFromValue(state["messages"])
+		if err != nil {
+			return nil, err
+		}
+		answered := map[string]bool{}
+		for _, m := range msgs {
+			if m.Type == TypeTool {
+				answered[m.ToolCallID] = true
+			}
+		}
+		var lastAI *Message
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Type == TypeAI {
+				lastAI = &msgs[i]
+				break
+			}
+		}
+		if lastAI == nil {
+			return nil, NewError("StopIteration", "")
+		}
+		var sends []any
+		for _, tc := range lastAI.ToolCalls {
+			if !answered[tc.ID] {
+				sends = append(sends, Send{Node: "tools", Arg: ToolCallWithContext{Call: tc, State: state}})
+			}
+		}
+		switch {
+		case len(sends) > 0:
+			return sends, nil
+		case len(msgs) > 0 && msgs[len(msgs)-1].Type == TypeTool:
+			return entry, nil
+		case a.cfg.ResponseFormat != nil:
+			return "generate_structured_response", nil
+		default:
+			return End, nil
+		}
+	}
+}
+
+func (a *reactAgent) routeToolResponses(entry string) RouterFunc {
+	return func(_ context.Context, state State) (any, error) {
+		msgs, err := MessagesFromValue(state["messages"])
+		if err != nil {
+			return nil, err
+		}
+		var m Message
+		for i := len(msgs) - 1; i >= 0; i-- {
+			m = msgs[i]
+			if m.Type != TypeTool {
+				break
+			}
+			if a.returnDirect[m.Name] {
+				return End, nil
+			}
+		}
+		if m.Type == TypeAI && len(m.ToolCalls) > 0 {
+			for _, tc := range m.ToolCalls {
+				if a.returnDirect[tc.Name] {
+					return End, nil
+				}
+			}
+		}
+		return entry, nil
+	}
+}
+
+// structuredResponse is the "generate_structured_response" node.
+func (a *reactAgent) structuredResponse(ctx context.Context, state State) (any, error) {
+	msgs, err := MessagesFromValue(state["messages"])
+	if err != nil {
+		return nil, err
+	}
+	rf := a.cfg.ResponseFormat
+	if rf.Prompt != "" {
+		msgs = append([]Message{SystemMessage(rf.Prompt)}, msgs...)
+	}
+	model, err := a.model(ctx, state)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := model.Generate(ctx, ModelRequest{Messages: msgs, Tools: []ToolSchema{StructuredOutputTool(rf.Schema)}, ToolChoice: "any"})
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	for _, tc := range resp.ToolCalls {
+		if tc.Name != a.structName {
+			continue
+		}
+		var args any = tc.Args
+		if tc.Args == nil {
+			args = &Object{}
+		}
+		if a.structSchema != nil {
+			v, err := a.structSchema.Validate(args)
+			if err != nil {
+				return nil, err
+			}
+			args = v
+		}
+		out = args
+		break
+	}
+	return State{"structured_response": out}, nil
+}
+
+// StructuredOutputTool is the tool LangChain binds for a JSON-schema
+// structured output: named by the schema's title, described by its
+// description, with the rest of the schema as parameters.
+func StructuredOutputTool(schema *Object) ToolSchema {
+	params := &Object{}
+	var name, desc string
+	for _, k := range schema.Keys() {
+		v, _ := schema.Get(k)
+		switch k {
+		case "title":
+			name, _ = v.(string)
+		case "description":
+			desc, _ = v.(string)
+		default:
+			params.Set(k, v)
+		}
+	}
+	return ToolSchema{Name: name, Description: desc, Parameters: params}
+}

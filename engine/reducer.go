@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+)
+
+// AddMessagesReducer is LangGraph's add_messages: new messages are
+// appended, a message with an ID already in the list replaces it in place,
+// a RemoveMessage deletes the message with its ID, and a RemoveMessage with
+// RemoveAllMessages drops everything before it. Messages without an ID get
+// a deterministic one. Writes may be a Message, []Message or message-like
+// values (dicts with role/type, strings, [role, content] pairs).
+type AddMessagesReducer struct{}
+
+// Zero returns an empty message list: a messages key is always present.
+func (AddMessagesReducer) Zero() (any, bool) { return []Message{}, true }
+
+// Reduce merges update into current.
+func (AddMessagesReducer) Reduce(current, update any) (any, error) {
+	left, err := MessagesFromValue(current)
+	if err != nil {
+		return nil, err
+	}
+	right, err := MessagesFromValue(update)
+	if err != nil {
+		return nil, err
+	}
+	return AddMessages(left, right)
+}
+
+// normalizeWrite coerces a write to []Message and gives messages without an
+// ID one from newID, before the write is applied or streamed.
+func (AddMessagesReducer) normalizeWrite(v any, newID func() string) (any, error) {
+	msgs, err := MessagesFromValue(v)
+	if err != nil {
+		return nil, err
+	}
+	var out []Message
+	for i, m := range msgs {
+		if m.ID == "" {
+			if out == nil {
+				out = append([]Message(nil), msgs...)
+			}
+			out[i].ID = newID()
+		}
+	}
+	if out == nil {
+		return msgs, nil
+	}
+	return out, nil
+}
+
+// writeNormalizer is implemented by reducers that fix up writes before the
+// superstep applies them (and before single-task update chunks are
+// streamed), as add_messages assigns IDs in LangGraph.
+type writeNormalizer interface {
+	normalizeWrite(v any, newID func() string) (any, error)
+}
+
+// AddMessages merges right into left as the add_messages reducer does.
+// Neither slice is modified. Messages without IDs get IDs derived from
+// their position, so the result is deterministic.
+func AddMessages(left, right []Message) ([]Message, error) {
+	left = withIDs(left, "left", 0)
+	right = withIDs(right, "right", len(left))
+	removeAll := -1
+	for i, m := range right {
+		if m.Type == TypeRemove && m.ID == RemoveAllMessages {
+			removeAll = i
+		}
+	}
+	if removeAll >= 0 {
+		return append([]Message{}, right[removeAll+1:]...), nil
+	}
+	merged := make([]Message, len(left), len(left)+len(right))
+	copy(merged, left)
+	var byID map[string]int
+	index := func() map[string]int {
+		if byID == nil {
+			byID = make(map[string]int, len(merged)+len(right))
+			for i, m := range merged {
+				byID[m.ID] = i
+			}
+		}
+		return byID
+	}
+	var remove map[string]bool
+	for _, m := range right {
+		if i, ok := index()[m.ID]; ok {
+			if m.Type == TypeRemove {
+				if remove == nil {
+					remove = map[string]bool{}
+				}
+				remove[m.ID] = true
+			} else {
+				delete(remove, m.ID)
+				merged[i] = m
+			}
+			continue
+		}
+		if m.Type == TypeRemove {
+			return nil, NewError("ValueError", fmt.Sprintf("Attempting to delete a message with an ID that doesn't exist ('%s')", m.ID))
+		}
+		index()[m.ID] = len(merged)
+		merged = append(merged, m)
+	}
+	if len(remove) > 0 {
+		kept := merged[:0:0]
+		for _, m := range merged {
+			if !remove[m.ID] {
+				kept = append(kept, m)
+			}
+		}
+		merged = kept
+	}
+	return merged, nil
+}
+
+// withIDs gives messages without IDs a deterministic one based on their
+// content and position; it copies the slice only when it has to.
+func withIDs(msgs []Message, side string, offset int) []Message {
+	var out []Message
+	for i, m := range msgs {
+		if m.ID != "" {
+			continue
+		}
+		if out == nil {
+			out = append([]Message(nil), msgs...)
+		}
+		b, _ := MarshalValue(m.ToValue())
+		out[i].ID = uuidFromHash(side, strconv.Itoa(offset+i), string(b))
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
+}
+
+// uuidFromHash returns a UUID-shaped string (version 8, "custom") from the
+// SHA-256 of the parts. The engine uses it for every ID it makes up, so IDs
+// are stable across runs and machines.
+func uuidFromHash(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	sum := h.Sum(nil)
+	sum[6] = (sum[6] & 0x0f) | 0x80 // version 8
+	sum[8] = (sum[8] & 0x3f) | 0x80 // RFC 4122 variant
+	x := hex.EncodeToString(sum[:16])
+	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
+}
+
+// hashHex returns the first 32 hex digits of the SHA-256 of s (interrupt
+// IDs; LangGraph uses xxh3-128 here).
+func hashHex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:16])
+}

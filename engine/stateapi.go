@@ -1,0 +1,367 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// StateSnapshot is a thread's state at one checkpoint, LangGraph's
+// StateSnapshot.
+type StateSnapshot struct {
+	Values State
+	// Next names the nodes that run next (empty when the run is over).
+	Next []string
+	// Config addresses this checkpoint.
+	Config CheckpointConfig
+	// Metadata is nil for a thread with no checkpoint.
+	Metadata     *CheckpointMetadata
+	CreatedAt    string
+	ParentConfig *CheckpointConfig
+	// Tasks are the tasks of the next superstep, with the errors and
+	// interrupts they raised if they already ran.
+	Tasks []TaskInfo
+	// Interrupts are the pending interrupts of all tasks.
+	Interrupts []InterruptValue
+}
+
+// TaskInfo is a task of a snapshot, LangGraph's PregelTask.
+type TaskInfo struct {
+	ID   string
+	Name string
+	// Error is the repr of the error the task raised, "" if none.
+	Error      string
+	Interrupts []InterruptValue
+}
+
+// GetState returns the thread's newest state, or the state at
+// cfg.CheckpointID. Pending writes of finished tasks are applied to the
+// newest state, as LangGraph does.
+func (g *Graph) GetState(ctx context.Context, cfg Config) (*StateSnapshot, error) {
+	if g.checkpointer == nil {
+		return nil, NewError("ValueError", "No checkpointer set")
+	}
+	if cfg.ThreadID == "" {
+		return nil, errors.New("get state: Config.ThreadID is required")
+	}
+	saved, err := g.checkpointer.GetTuple(ctx, CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointID: cfg.CheckpointID})
+	if err != nil {
+		return nil, fmt.Errorf("get state of thread %q: %w", cfg.ThreadID, err)
+	}
+	return g.snapshot(ctx, cfg, saved, cfg.CheckpointID == "")
+}
+
+// GetStateHistory returns the thread's checkpoints as snapshots, newest
+// first.
+func (g *Graph) GetStateHistory(ctx context.Context, cfg Config, opts ListOptions) ([]*StateSnapshot, error) {
+	if g.checkpointer == nil {
+		return nil, NewError("ValueError", "No checkpointer set")
+	}
+	if cfg.ThreadID == "" {
+		return nil, errors.New("get state history: Config.ThreadID is required")
+	}
+	tuples, err := g.checkpointer.List(ctx, CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointID: cfg.CheckpointID}, opts)
+	if err != nil {
+		return nil, fmt.Errorf("list checkpoints of thread %q: %w", cfg.ThreadID, err)
+	}
+	out := make([]*StateSnapshot, 0, len(tuples))
+	for _, t := range tuples {
+		s, err := g.snapshot(ctx, cfg, t, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// snapshotRun is a run used only to read a checkpoint.
+func (g *Graph) readRun(ctx context.Context, cfg Config, saved *CheckpointTuple) *run {
+	r := &run{g: g, ctx: ctx, cfg: cfg, modes: map[StreamMode]bool{}, saver: g.checkpointer}
+	r.yield = func(StreamPart) bool { return true }
+	r.cp = copyCheckpoint(saved.Checkpoint)
+	r.meta = saved.Metadata
+	r.cpCfg = saved.Config
+	r.pending = append([]PendingWrite(nil), saved.PendingWrites...)
+	r.channels = g.channelsFrom(r.cp)
+	return r
+}
+
+func (g *Graph) snapshot(ctx context.Context, cfg Config, saved *CheckpointTuple, applyPending bool) (*StateSnapshot, error) {
+	if saved == nil {
+		return &StateSnapshot{Values: State{}, Config: CheckpointConfig{ThreadID: cfg.ThreadID}}, nil
+	}
+	r := g.readRun(ctx, cfg, saved)
+	r.step = saved.Metadata.Step + 1
+	r.stop = r.step + 2
+	tasks, err := r.prepareTasks(true)
+	if err != nil {
+		return nil, err
+	}
+	var null []write
+	for _, w := range r.pending {
+		if w.TaskID == nullTaskID {
+			null = append(null, write{channel: w.Channel, value: w.Value})
+		}
+	}
+	if len(null) > 0 {
+		if _, err := r.applyWrites([]*task{{name: inputName, writes: null}}); err != nil {
+			return nil, err
+		}
+	}
+	if applyPending && len(r.pending) > 0 {
+		byID := map[string]*task{}
+		for _, t := range tasks {
+			byID[t.id] = t
+		}
+		for _, w := range r.pending {
+			if w.Channel == chError || w.Channel == chInterrupt {
+				continue
+			}
+			if t := byID[w.TaskID]; t != nil {
+				t.writes = append(t.writes, write{channel: w.Channel, value: w.Value})
+			}
+		}
+		var with []*task
+		for _, t := range tasks {
+			if len(t.writes) > 0 {
+				with = append(with, t)
+			}
+		}
+		if len(with) > 0 {
+			if _, err := r.applyWrites(with); err != nil {
+				return nil, err
+			}
+		}
+	}
+	snap := &StateSnapshot{
+		Values:    r.readState(g.stateKeys, nil),
+		Config:    saved.Config,
+		CreatedAt: saved.Checkpoint.TS,
+	}
+	meta := saved.Metadata
+	snap.Metadata = &meta
+	if saved.ParentConfig != nil {
+		p := *saved.ParentConfig
+		snap.ParentConfig = &p
+	}
+	for _, t := range tasks {
+		if len(t.writes) == 0 {
+			snap.Next = append(snap.Next, t.name)
+		}
+		info := TaskInfo{ID: t.id, Name: t.name}
+		for _, w := range saved.PendingWrites {
+			if w.TaskID != t.id {
+				continue
+			}
+			switch w.Channel {
+			case chError:
+				if info.Error == "" {
+					info.Error = fmt.Sprint(w.Value)
+				}
+			case chInterrupt:
+				if list, ok := w.Value.([]InterruptValue); ok {
+					info.Interrupts = append(info.Interrupts, list...)
+				}
+			}
+		}
+		snap.Interrupts = append(snap.Interrupts, info.Interrupts...)
+		snap.Tasks = append(snap.Tasks, info)
+	}
+	return snap, nil
+}
+
+// UpdateState writes values into the thread's state as if node asNode had
+// returned them (its edges and routers run too), and returns the new
+// checkpoint's config. With cfg.CheckpointID set it forks from that
+// checkpoint. An empty asNode means the node that last updated the state.
+// asNode End with nil values clears the pending tasks.
+func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode string) (CheckpointConfig, error) {
+	if g.checkpointer == nil {
+		return CheckpointConfig{}, NewError("ValueError", "No checkpointer set")
+	}
+	if cfg.ThreadID == "" {
+		return CheckpointConfig{}, errors.New("update state: Config.ThreadID is required")
+	}
+	saved, err := g.checkpointer.GetTuple(ctx, CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointID: cfg.CheckpointID})
+	if err != nil {
+		return CheckpointConfig{}, fmt.Errorf("update state of thread %q: %w", cfg.ThreadID, err)
+	}
+	if saved == nil && cfg.CheckpointID != "" {
+		return CheckpointConfig{}, fmt.Errorf("update state: thread %q has no checkpoint %q", cfg.ThreadID, cfg.CheckpointID)
+	}
+	var r *run
+	step := -1
+	if saved != nil {
+		r = g.readRun(ctx, cfg, saved)
+		step = saved.Metadata.Step
+	} else {
+		r = &run{g: g, ctx: ctx, cfg: cfg, modes: map[StreamMode]bool{}, saver: g.checkpointer}
+		r.yield = func(StreamPart) bool { return true }
+		r.cp = emptyCheckpoint()
+		r.channels = g.channelsFrom(r.cp)
+		r.cpCfg = CheckpointConfig{ThreadID: cfg.ThreadID}
+	}
+	r.seed = seedOf(cfg.ThreadID, values)
+	r.step, r.stop = step+1, step+3
+
+	if values == nil && asNode == End {
+		if saved != nil {
+			tasks, err := r.prepareTasks(true)
+			if err != nil {
+				return CheckpointConfig{}, err
+			}
+			if _, err := r.applyWrites(tasks); err != nil {
+				return CheckpointConfig{}, err
+			}
+		}
+		r.step = step
+		r.updated = nil
+		if err := r.putCheckpointMeta("update", step+1); err != nil {
+			return CheckpointConfig{}, err
+		}
+		return r.cpCfg, nil
+	}
+
+	// the task IDs the pending tasks would have, so their results attach
+	prepared := map[string][]string{}
+	if saved != nil && saved.PendingWrites != nil {
+		tasks, err := r.prepareTasks(true)
+		if err != nil {
+			return CheckpointConfig{}, err
+		}
+		for _, t := range tasks {
+			prepared[t.name] = append(prepared[t.name], t.id)
+		}
+	}
+	if asNode == "" {
+		asNode, err = g.lastNode(r.cp)
+		if err != nil {
+			return CheckpointConfig{}, err
+		}
+	}
+	node := g.nodes[asNode]
+	if node == nil || asNode == End {
+		return CheckpointConfig{}, NewError("InvalidUpdateError", fmt.Sprintf("Node %s does not exist", asNode))
+	}
+	taskID := uuidFromHash(r.cp.ID, chInterrupt, asNode)
+	if ids := prepared[asNode]; len(ids) > 0 {
+		taskID = ids[0]
+	}
+	t := &task{id: taskID, name: asNode, kind: pullTask, node: node, triggers: []string{chInterrupt}}
+	t.scratch = &scratchpad{step: step, stop: step + 2, taskNS: t.ns()}
+	t.scratch.nullResume = func(bool) (any, bool) { return nil, false }
+	t.scratch.recordWrite = func(write) {}
+	n := 0
+	emit := func(ws ...write) {
+		for _, w := range ws {
+			nw, err := r.normalizeOne(w, func() string {
+				n++
+				return uuidFromHash(r.seed, "update", t.id, fmt.Sprint(n))
+			})
+			if err != nil {
+				nw = w
+			}
+			t.writes = append(t.writes, nw)
+		}
+	}
+	read := func() (State, error) { return r.freshState(t, t.writes) }
+	for _, wr := range node.writers {
+		if err := wr(ctx, values, read, emit); err != nil {
+			return CheckpointConfig{}, err
+		}
+	}
+	if saved != nil {
+		var channelWrites []write
+		for _, w := range t.writes {
+			if w.channel != chPush {
+				channelWrites = append(channelWrites, w)
+			}
+		}
+		if len(channelWrites) > 0 {
+			pws := make([]PendingWrite, len(channelWrites))
+			for i, w := range channelWrites {
+				pws[i] = PendingWrite{TaskID: t.id, Channel: w.channel, Value: w.value}
+			}
+			if err := g.checkpointer.PutWrites(ctx, saved.Config, pws, t.id); err != nil {
+				return CheckpointConfig{}, fmt.Errorf("update state: save writes: %w", err)
+			}
+		}
+	}
+	upd, err := r.applyWrites([]*task{t})
+	if err != nil {
+		return CheckpointConfig{}, err
+	}
+	r.updated = upd
+	if err := r.putCheckpointMeta("update", step+1); err != nil {
+		return CheckpointConfig{}, err
+	}
+	return r.cpCfg, nil
+}
+
+// putCheckpointMeta saves a checkpoint with the given source and step.
+func (r *run) putCheckpointMeta(source string, step int) error {
+	r.step = step
+	return r.putCheckpoint(source)
+}
+
+// lastNode finds the node that last updated the state (update_state with
+// no as_node).
+func (g *Graph) lastNode(cp *Checkpoint) (string, error) {
+	realNodes := 0
+	var only string
+	for name := range g.nodes {
+		realNodes++
+		only = name
+	}
+	if realNodes == 1 {
+		return only, nil
+	}
+	anySeen := false
+	for _, seen := range cp.VersionsSeen {
+		for _, v := range seen {
+			if v != 0 {
+				anySeen = true
+			}
+		}
+	}
+	if !anySeen {
+		return Start, nil
+	}
+	type vn struct {
+		v int64
+		n string
+	}
+	var all []vn
+	for n, seen := range cp.VersionsSeen {
+		if g.nodes[n] == nil {
+			continue
+		}
+		for _, v := range seen {
+			all = append(all, vn{v, n})
+		}
+	}
+	if len(all) == 0 {
+		return "", NewError("InvalidUpdateError", "Ambiguous update, specify as_node")
+	}
+	best := all[0]
+	for _, x := range all[1:] {
+		if x.v > best.v || (x.v == best.v && x.n > best.n) {
+			best = x
+		}
+	}
+	count := 0
+	var second int64 = -1
+	for _, x := range all {
+		if x.v == best.v && x.n != best.n {
+			count++
+		}
+		if x.v < best.v && x.v > second {
+			second = x.v
+		}
+	}
+	if count > 0 {
+		return "", NewError("InvalidUpdateError", "Ambiguous update, specify as_node")
+	}
+	return best.n, nil
+}

@@ -1,0 +1,665 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+)
+
+// ToolErrors configures how a ToolNode turns tool errors into tool
+// messages (LangGraph's handle_tool_errors). The zero value handles every
+// error with LangGraph's default text:
+//
+//	Error: ValueError('boom: bad input')
+//	 Please fix your mistakes.
+type ToolErrors struct {
+	// Disabled lets every error fail the run (handle_tool_errors=False).
+	Disabled bool
+	// Message replaces the text of every handled error
+	// (handle_tool_errors="...").
+	Message string
+	// Handle decides per error: the tool message text, and whether the
+	// error is handled at all (a callable handler).
+	Handle func(err error) (string, bool)
+	// Kinds handles only errors of these Python exception kinds and their
+	// subclasses (a tuple of exception types); others fail the run.
+	Kinds []string
+}
+
+// ToolNodeOptions configures a ToolNode. The zero value is LangGraph's
+// default ToolNode: named "tools", reading "messages", handling all errors.
+type ToolNodeOptions struct {
+	// Name is the node's name; "" means "tools".
+	Name string
+	// MessagesKey is the state key with the messages; "" means "messages".
+	MessagesKey      string
+	HandleToolErrors ToolErrors
+	// MaxConcurrency caps the calls run at once; 0 uses the run's
+	// Config.MaxConcurrency (0 there too: no cap).
+	MaxConcurrency int
+}
+
+// ToolNode runs the tool calls of the last AI message, all at once, and
+// answers each with one tool message, in the order of the calls
+// (LangGraph's ToolNode).
+type ToolNode struct {
+	opts    ToolNodeOptions
+	tools   []Tool
+	defs    []ToolDef
+	byName  map[string]int
+	schemas []*Schema
+}
+
+// ToolCallWithContext is what create_react_agent (v2) sends to the tools
+// node for one call: the call and the state it was made in, so injected
+// state reflects the moment the model asked.
+type ToolCallWithContext struct {
+	Call  ToolCall
+	State State
+}
+
+// NewToolNode returns a ToolNode for tools. Tool names must be unique and
+// non-empty and their parameter schemas must compile.
+func NewToolNode(tools []Tool, opts ToolNodeOptions) (*ToolNode, error) {
+	if opts.Name == "" {
+		opts.Name = "tools"
+	}
+	if opts.MessagesKey == "" {
+		opts.MessagesKey = "messages"
+	}
+	n := &ToolNode{opts: opts, byName: map[string]int{}}
+	var errs []error
+	for i, t := range tools {
+		if t == nil {
+			errs = append(errs, fmt.Errorf("tool %d is nil", i))
+			continue
+		}
+		def := t.Definition()
+		if def.Name == "" {
+			errs = append(errs, fmt.Errorf("tool %d has no name", i))
+			continue
+		}
+		if _, dup := n.byName[def.Name]; dup {
+			errs = append(errs, fmt.Errorf("duplicate tool name %q: tool names must be unique", def.Name))
+			continue
+		}
+		params := def.Parameters
+		if params == nil {
+			params = NewObject("type", "object", "properties", &Object{})
+		}
+		s, err := CompileSchema(def.Name, params)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("tool %q: parameters: %w", def.Name, err))
+			continue
+		}
+		for _, inj := range def.Inject {
+			switch inj.Kind {
+			case InjectState, InjectStore, InjectToolCallID, InjectRuntime:
+			default:
+				errs = append(errs, fmt.Errorf("tool %q: injected argument %q has unknown kind %q", def.Name, inj.Arg, inj.Kind))
+			}
+			if inj.Arg == "" {
+				errs = append(errs, fmt.Errorf("tool %q: an injected argument has no name", def.Name))
+			}
+		}
+		n.byName[def.Name] = len(n.tools)
+		n.tools = append(n.tools, t)
+		n.defs = append(n.defs, def)
+		n.schemas = append(n.schemas, s)
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("tool node: %w", errors.Join(errs...))
+	}
+	return n, nil
+}
+
+// Name returns the node name.
+func (n *ToolNode) Name() string { return n.opts.Name }
+
+// MessagesKey returns the state key the node reads and writes.
+func (n *ToolNode) MessagesKey() string { return n.opts.MessagesKey }
+
+// Tools returns the tools in registration order.
+func (n *ToolNode) Tools() []Tool { return append([]Tool(nil), n.tools...) }
+
+// Definitions returns the tools' definitions in registration order.
+func (n *ToolNode) Definitions() []ToolDef { return append([]ToolDef(nil), n.defs...) }
+
+// Schemas returns the tools as the model sees them, in registration order.
+func (n *ToolNode) Schemas() []ToolSchema {
+	out := make([]ToolSchema, len(n.defs))
+	for i, d := range n.defs {
+		out[i] = d.Schema()
+	}
+	return out
+}
+
+// Lookup returns the definition of the named tool.
+func (n *ToolNode) Lookup(name string) (ToolDef, bool) {
+	i, ok := n.byName[name]
+	if !ok {
+		return ToolDef{}, false
+	}
+	return n.defs[i], true
+}
+
+type inputKind int
+
+const (
+	inputDict inputKind = iota
+	inputList
+	inputToolCalls
+)
+
+// Node returns the ToolNode as a graph node.
+func (n *ToolNode) Node() NodeFunc {
+	return func(ctx context.Context, state State) (any, error) {
+		if arg, ok := state[SendArgKey]; ok {
+			return n.Invoke(ctx, arg)
+		}
+		return n.Invoke(ctx, state)
+	}
+}
+
+// Invoke runs the node on its own. input is a state (State or
+// map[string]any with the messages key), a []Message, a []ToolCall, or a
+// ToolCallWithContext / []ToolCallWithContext. The result is a State with
+// the tool messages under the messages key ([]Message for list input),
+// or, when a tool returned a Command, a []any of states and commands.
+func (n *ToolNode) Invoke(ctx context.Context, input any) (any, error) {
+	calls, states, kind, err := n.parseInput(input)
+	if err != nil {
+		return nil, err
+	}
+	rt := RuntimeFrom(ctx)
+	limit := n.opts.MaxConcurrency
+	if limit == 0 && rt != nil {
+		limit = rt.MaxConcurrency
+	}
+	outputs := make([]any, len(calls))
+	errs := make([]error, len(calls))
+	var sem chan struct{}
+	if limit > 0 && limit < len(calls) {
+		sem = make(chan struct{}, limit)
+	}
+	if len(calls) == 1 {
+		outputs[0], errs[0] = n.runOne(ctx, calls[0], states[0], kind, rt)
+	} else {
+		var wg sync.WaitGroup
+		for i := range calls {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				if sem != nil {
+					select {
+					case sem <- struct{}{}:
+						defer func() { <-sem }()
+					case <-ctx.Done():
+						errs[i] = ctx.Err()
+						return
+					}
+				}
+				outputs[i], errs[i] = n.runOne(ctx, calls[i], states[i], kind, rt)
+			}(i)
+		}
+		wg.Wait()
+	}
+	// interrupts first, then the first error in call order
+	var interrupts []InterruptValue
+	for _, err := range errs {
+		var ie *InterruptError
+		if errors.As(err, &ie) {
+			interrupts = append(interrupts, ie.Interrupts...)
+		}
+	}
+	if len(interrupts) > 0 {
+		return nil, &InterruptError{Interrupts: interrupts}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return n.combine(outputs, kind), nil
+}
+
+func (n *ToolNode) parseInput(input any) ([]ToolCall, []State, inputKind, error) {
+	switch t := input.(type) {
+	case ToolCallWithContext:
+		return []ToolCall{t.Call}, []State{t.State}, inputToolCalls, nil
+	case []ToolCallWithContext:
+		calls := make([]ToolCall, len(t))
+		states := make([]State, len(t))
+		for i, c := range t {
+			calls[i], states[i] = c.Call, c.State
+		}
+		return calls, states, inputToolCalls, nil
+	case []ToolCall:
+		return t, make([]State, len(t)), inputToolCalls, nil
+	case []Message:
+		calls, err := lastAICalls(t)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		s := State{n.opts.MessagesKey: t}
+		return calls, repeatState(s, len(calls)), inputList, nil
+	case State:
+		return n.parseState(t)
+	case map[string]any:
+		return n.parseState(State(t))
+	default:
+		return nil, nil, 0, NewError("ValueError", "No message found in input")
+	}
+}
+
+func (n *ToolNode) parseState(s State) ([]ToolCall, []State, inputKind, error) {
+	raw, ok := s[n.opts.MessagesKey]
+	if !ok || raw == nil {
+		return nil, nil, 0, NewError("ValueError", "No message found in input")
+	}
+	msgs, err := MessagesFromValue(raw)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("tool node input %q: %w", n.opts.MessagesKey, err)
+	}
+	if len(msgs) == 0 {
+		return nil, nil, 0, NewError("ValueError", "No message found in input")
+	}
+	calls, err := lastAICalls(msgs)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return calls, repeatState(s, len(calls)), inputDict, nil
+}
+
+func repeatState(s State, n int) []State {
+	out := make([]State, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+func lastAICalls(msgs []Message) ([]ToolCall, error) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Type == TypeAI {
+			return msgs[i].ToolCalls, nil
+		}
+	}
+	return nil, NewError("ValueError", "No AIMessage found in input")
+}
+
+// runOne runs one call (ToolNode._run_one): unknown tool, argument
+// validation, the tool, its error handling, and the shaping of its result.
+func (n *ToolNode) runOne(ctx context.Context, call ToolCall, state State, kind inputKind, rt *Runtime) (any, error) {
+	idx, ok := n.byName[call.Name]
+	if !ok {
+		names := make([]string, len(n.defs))
+		for i, d := range n.defs {
+			names[i] = d.Name
+		}
+		return Message{Type: TypeTool, Content: Text(fmt.Sprintf("Error: %s is not a valid tool, try one of [%s].", call.Name, strings.Join(names, ", "))), Name: call.Name, ToolCallID: call.ID, Status: StatusError}, nil
+	}
+	def, tool := n.defs[idx], n.tools[idx]
+	result, err := n.invokeTool(ctx, idx, call, state, kind, rt)
+	if err != nil {
+		var ie *InterruptError
+		if errors.As(err, &ie) {
+			return nil, err
+		}
+		if content, handled := n.handleError(err); handled {
+			return Message{Type: TypeTool, Content: Text(content), Name: call.Name, ToolCallID: call.ID, Status: StatusError}, nil
+		}
+		return nil, err
+	}
+	_ = tool
+	return n.shapeResult(result, call, def, kind)
+}
+
+func (n *ToolNode) invokeTool(ctx context.Context, idx int, call ToolCall, state State, kind inputKind, rt *Runtime) (result any, err error) {
+	def, tool := n.defs[idx], n.tools[idx]
+	injected := map[string]any{}
+	args := call.Args
+	if args == nil {
+		args = &Object{}
+	}
+	if len(def.Inject) > 0 {
+		args = args.Clone()
+		for _, inj := range def.Inject {
+			args.Delete(inj.Arg)
+			v, err := n.injectValue(inj, call, state, kind, rt)
+			if err != nil {
+				return nil, err
+			}
+			injected[inj.Arg] = v
+		}
+	}
+	validated, verr := n.schemas[idx].Validate(args)
+	if verr != nil {
+		if def.HandleValidationError.Enabled {
+			return ToolResult{Content: def.HandleValidationError.content(verr), Status: StatusError}, nil
+		}
+		return nil, verr
+	}
+	vargs, _ := validated.(*Object)
+	inv := ToolInvocation{Call: ToolCall{Name: call.Name, Args: vargs, ID: call.ID}, Injected: injected, Runtime: rt}
+	defer func() {
+		if p := recover(); p != nil {
+			err = NewError("Exception", fmt.Sprintf("tool %q panicked: %v\n%s", call.Name, p, debug.Stack()))
+		}
+	}()
+	result, err = tool.Invoke(ctx, inv)
+	if err != nil && def.HandleToolError.Enabled && isKind(err, "ToolException") {
+		return ToolResult{Content: def.HandleToolError.content(err), Status: StatusError}, nil
+	}
+	return result, err
+}
+
+func (n *ToolNode) injectValue(inj Injection, call ToolCall, state State, kind inputKind, rt *Runtime) (any, error) {
+	switch inj.Kind {
+	case InjectToolCallID:
+		return call.ID, nil
+	case InjectRuntime:
+		return rt, nil
+	case InjectStore:
+		var store Store
+		if rt != nil {
+			store = rt.Store
+		}
+		if store == nil {
+			return nil, NewError("ValueError", "Cannot inject store into tools with InjectedStore annotations - please compile your graph with a store.")
+		}
+		return store, nil
+	case InjectState:
+		if state == nil {
+			return nil, NewError("ValueError", fmt.Sprintf("Invalid input to ToolNode. Tool %s requires graph state dict as input.", call.Name))
+		}
+		if inj.Field == "" {
+			return state, nil
+		}
+		v, ok := state[inj.Field]
+		if !ok {
+			return nil, NewError("KeyError", inj.Field)
+		}
+		return v, nil
+	}
+	return nil, fmt.Errorf("tool %q: unknown injection kind %q", call.Name, inj.Kind)
+}
+
+// ToolResult is a tool result with an artifact or an explicit status
+// (LangChain's content_and_artifact response format).
+type ToolResult struct {
+	Content  any
+	Artifact any
+	// Status is "success" (the default) or "error".
+	Status string
+}
+
+// toolMessageBlockTypes are the content block types a tool message keeps
+// as a list (langchain_core's TOOL_MESSAGE_BLOCK_TYPES).
+var toolMessageBlockTypes = map[string]bool{
+	"text": true, "image_url": true, "image": true, "json": true, "search_result": true,
+	"custom_tool_call_output": true, "document": true, "file": true,
+}
+
+// ToolContent turns a tool's result into tool message content as LangGraph
+// does (msg_content_output): strings as they are, lists of content blocks
+// kept, anything else written as Python's json.dumps would.
+func ToolContent(v any) Content {
+	switch t := v.(type) {
+	case string:
+		return Text(t)
+	case Content:
+		if !t.IsList() || allBlocks(t.Blocks()) {
+			return t
+		}
+		v = t.Blocks()
+	}
+	jv := valueForJSON(v)
+	if list, ok := jv.([]any); ok && allBlocks(list) {
+		return Blocks(list...)
+	}
+	if s, err := PyJSON(jv); err == nil {
+		return Text(s)
+	}
+	return Text(fmt.Sprint(v))
+}
+
+func allBlocks(list []any) bool {
+	for _, e := range list {
+		o, ok := e.(*Object)
+		if !ok {
+			return false
+		}
+		typ, _ := o.Get("type")
+		s, _ := typ.(string)
+		if !toolMessageBlockTypes[s] {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *ToolNode) shapeResult(result any, call ToolCall, def ToolDef, kind inputKind) (any, error) {
+	switch t := result.(type) {
+	case *Command:
+		if t == nil {
+			break
+		}
+		return n.validateCommand(*t, call, kind)
+	case Command:
+		return n.validateCommand(t, call, kind)
+	case Message:
+		if t.Type != TypeTool {
+			return nil, NewError("TypeError", fmt.Sprintf("Tool %s returned unexpected type: %s message", call.Name, t.Type))
+		}
+		m := t
+		m.Content = ToolContent(t.Content)
+		if m.Status == "" {
+			m.Status = StatusSuccess
+		}
+		return m, nil
+	case *Message:
+		if t == nil {
+			break
+		}
+		return n.shapeResult(*t, call, def, kind)
+	case ToolResult:
+		status := t.Status
+		if status == "" {
+			status = StatusSuccess
+		}
+		return Message{Type: TypeTool, Content: ToolContent(t.Content), Artifact: t.Artifact, Name: def.Name, ToolCallID: call.ID, Status: status}, nil
+	}
+	return Message{Type: TypeTool, Content: ToolContent(result), Name: def.Name, ToolCallID: call.ID, Status: StatusSuccess}, nil
+}
+
+// validateCommand checks that a tool's Command answers the call with a
+// tool message, and names that message after the tool
+// (ToolNode._validate_tool_command).
+func (n *ToolNode) validateCommand(cmd Command, call ToolCall, kind inputKind) (any, error) {
+	if cmd.Update == nil {
+		return &cmd, nil
+	}
+	if kind == inputList {
+		return nil, NewError("ValueError", fmt.Sprintf("Tools can provide a dict in Command.update only when using dict with '%s' key as ToolNode input, got: %s for tool '%s'", n.opts.MessagesKey, PyRepr(valueForJSON(cmd.Update)), call.Name))
+	}
+	update := cmd.Update.Clone()
+	msgs, err := MessagesFromValue(update[n.opts.MessagesKey])
+	if err != nil {
+		return nil, fmt.Errorf("tool %q returned a command with bad messages: %w", call.Name, err)
+	}
+	if len(msgs) == 1 && msgs[0].Type == TypeRemove && msgs[0].ID == RemoveAllMessages {
+		out := cmd
+		out.Update = update
+		return &out, nil
+	}
+	msgs = append([]Message(nil), msgs...)
+	matched := false
+	for i, m := range msgs {
+		if m.Type == TypeTool && m.ToolCallID == call.ID {
+			msgs[i].Name = call.Name
+			matched = true
+		}
+	}
+	if cmd.Graph == "" && !matched {
+		return nil, NewError("ValueError", fmt.Sprintf("Expected to have a matching ToolMessage in Command.update for tool '%s', got: %s. Every tool call (LLM requesting to call a tool) in the message history MUST have a corresponding ToolMessage. You can fix it by modifying the tool to return `Command(update={\"messages\": [ToolMessage(\"Success\", tool_call_id=tool_call_id), ...]}, ...)`.", call.Name, PyRepr(MessagesToValue(msgs))))
+	}
+	if _, ok := update[n.opts.MessagesKey]; ok {
+		update[n.opts.MessagesKey] = msgs
+	}
+	out := cmd
+	out.Update = update
+	return &out, nil
+}
+
+func (n *ToolNode) combine(outputs []any, kind inputKind) any {
+	hasCmd := false
+	for _, o := range outputs {
+		if _, ok := o.(*Command); ok {
+			hasCmd = true
+		}
+	}
+	if !hasCmd {
+		msgs := make([]Message, len(outputs))
+		for i, o := range outputs {
+			msgs[i] = o.(Message)
+		}
+		if kind == inputList {
+			return msgs
+		}
+		return State{n.opts.MessagesKey: msgs}
+	}
+	var combined []any
+	var parentSends []any
+	for _, o := range outputs {
+		switch t := o.(type) {
+		case *Command:
+			if t.Graph == CommandParent {
+				if dests, err := destinations(t.Goto); err == nil && allSends(dests) {
+					parentSends = append(parentSends, dests...)
+					continue
+				}
+			}
+			combined = append(combined, t)
+		case Message:
+			if kind == inputList {
+				combined = append(combined, []Message{t})
+			} else {
+				combined = append(combined, State{n.opts.MessagesKey: []Message{t}})
+			}
+		}
+	}
+	if len(parentSends) > 0 {
+		combined = append(combined, &Command{Graph: CommandParent, Goto: parentSends})
+	}
+	return combined
+}
+
+func allSends(d []any) bool {
+	if len(d) == 0 {
+		return false
+	}
+	for _, x := range d {
+		if _, ok := x.(Send); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// handleError applies the node's error handling to a tool error.
+func (n *ToolNode) handleError(err error) (string, bool) {
+	h := n.opts.HandleToolErrors
+	if h.Disabled {
+		return "", false
+	}
+	if len(h.Kinds) > 0 {
+		handled := false
+		for _, k := range h.Kinds {
+			if isKind(err, k) {
+				handled = true
+			}
+		}
+		if !handled {
+			return "", false
+		}
+	}
+	switch {
+	case h.Handle != nil:
+		return h.Handle(err)
+	case h.Message != "":
+		return h.Message, true
+	default:
+		return "Error: " + ErrorRepr(err) + "\n Please fix your mistakes.", true
+	}
+}
+
+// pyExceptionParents is the part of Python's exception hierarchy that tool
+// errors use, for handle_tool_errors with exception kinds.
+var pyExceptionParents = map[string]string{
+	"ValueError": "Exception", "TypeError": "Exception", "RuntimeError": "Exception",
+	"KeyError": "LookupError", "IndexError": "LookupError", "LookupError": "Exception",
+	"NotImplementedError": "RuntimeError", "RecursionError": "RuntimeError",
+	"TimeoutError": "OSError", "ConnectionError": "OSError", "FileNotFoundError": "OSError",
+	"PermissionError": "OSError", "OSError": "Exception", "ToolException": "Exception",
+	"ValidationError": "ValueError", "ZeroDivisionError": "ArithmeticError",
+	"ArithmeticError": "Exception", "AssertionError": "Exception", "AttributeError": "Exception",
+	"UnicodeDecodeError": "ValueError", "JSONDecodeError": "ValueError",
+	"ConnectionRefusedError": "ConnectionError", "ConnectionResetError": "ConnectionError",
+	"CancelledError": "BaseException",
+}
+
+// isKind reports whether err is of the Python exception kind (or a
+// subclass of it).
+func isKind(err error, kind string) bool {
+	k := ErrorKind(err)
+	for k != "" {
+		if k == kind {
+			return true
+		}
+		if k == "Exception" || k == "BaseException" {
+			return false
+		}
+		p, ok := pyExceptionParents[k]
+		if !ok {
+			p = "Exception"
+		}
+		k = p
+	}
+	return false
+}
+
+// ToolsCondition routes to "tools" when the last message is an AI message
+// with tool calls, else to End (LangGraph's tools_condition). messagesKey
+// "" means "messages".
+func ToolsCondition(messagesKey string) RouterFunc {
+	if messagesKey == "" {
+		messagesKey = "messages"
+	}
+	return func(_ context.Context, state State) (any, error) {
+		var msgs []Message
+		if arg, ok := state[SendArgKey]; ok {
+			if m, ok := arg.([]Message); ok {
+				msgs = m
+			}
+		} else {
+			raw := state[messagesKey]
+			m, err := MessagesFromValue(raw)
+			if err != nil {
+				return nil, err
+			}
+			msgs = m
+		}
+		if len(msgs) == 0 {
+			return nil, NewError("ValueError", fmt.Sprintf("No messages found in input state to tool_edge: %s", PyRepr(valueForJSON(map[string]any(state)))))
+		}
+		last := msgs[len(msgs)-1]
+		if last.Type == TypeAI && len(last.ToolCalls) > 0 {
+			return "tools", nil
+		}
+		return End, nil
+	}
+}
