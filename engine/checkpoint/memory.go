@@ -1,0 +1,271 @@
+package checkpoint
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/agenteval/agenteval/engine"
+)
+
+// maxPuts is the number of puts one thread can take: the counter fills the
+// first 48 bits of an ID.
+const maxPuts = 1<<48 - 1
+
+// Memory is an in-memory engine.Checkpointer (LangGraph's InMemorySaver).
+// The zero value is an empty checkpointer ready to use. It is safe for
+// concurrent use.
+type Memory struct {
+	mu      sync.Mutex
+	threads map[threadKey]*thread
+}
+
+// threadKey addresses one thread's checkpoints.
+type threadKey struct {
+	id, ns string
+}
+
+// thread is one thread's history.
+type thread struct {
+	puts uint64
+	// ids holds the thread's checkpoint IDs in ascending order.
+	ids         []string
+	checkpoints map[string]*saved
+	// writes holds each checkpoint's pending writes, by task in the order
+	// each task first wrote.
+	writes map[string][]taskWrites
+}
+
+type saved struct {
+	cp     *engine.Checkpoint
+	meta   engine.CheckpointMetadata
+	parent string
+}
+
+type taskWrites struct {
+	task   string
+	writes []engine.PendingWrite
+}
+
+// NewMemory returns an empty in-memory checkpointer.
+func NewMemory() *Memory {
+	return &Memory{threads: map[threadKey]*thread{}}
+}
+
+var _ engine.Checkpointer = (*Memory)(nil)
+
+// Put stores a copy of cp as a child of cfg.CheckpointID and returns the
+// config that addresses it. A checkpoint without an ID gets the thread's
+// next one (see the package doc); cp itself is not changed.
+func (m *Memory) Put(_ context.Context, cfg engine.CheckpointConfig, cp *engine.Checkpoint, meta engine.CheckpointMetadata) (engine.CheckpointConfig, error) {
+	if cfg.ThreadID == "" {
+		return engine.CheckpointConfig{}, errors.New("put checkpoint: thread ID is empty")
+	}
+	if cp == nil {
+		return engine.CheckpointConfig{}, fmt.Errorf("put checkpoint in thread %q: checkpoint is nil", cfg.ThreadID)
+	}
+	key := threadKey{cfg.ThreadID, cfg.CheckpointNS}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.threads == nil {
+		m.threads = map[threadKey]*thread{}
+	}
+	t := m.threads[key]
+	if t == nil {
+		t = &thread{checkpoints: map[string]*saved{}, writes: map[string][]taskWrites{}}
+		m.threads[key] = t
+	}
+	if t.puts >= maxPuts {
+		return engine.CheckpointConfig{}, fmt.Errorf("put checkpoint in thread %q: the thread has taken %d checkpoints, the most IDs can count", cfg.ThreadID, t.puts)
+	}
+	t.puts++
+	stored := copyCheckpoint(cp)
+	if stored.ID == "" {
+		stored.ID = checkpointID(key, t.puts)
+	}
+	if _, exists := t.checkpoints[stored.ID]; !exists {
+		i, _ := slices.BinarySearch(t.ids, stored.ID)
+		t.ids = slices.Insert(t.ids, i, stored.ID)
+	}
+	t.checkpoints[stored.ID] = &saved{cp: stored, meta: copyMetadata(meta), parent: cfg.CheckpointID}
+	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: stored.ID}, nil
+}
+
+// checkpointID returns the ID of put number n of a thread: n in the first
+// 48 bits, then the version nibble 6, the RFC 4122 variant and a hash of
+// the thread.
+func checkpointID(key threadKey, n uint64) string {
+	h := sha256.Sum256([]byte(key.id + "\x00" + key.ns))
+	a := binary.BigEndian.Uint16(h[0:2]) & 0x0fff
+	b := binary.BigEndian.Uint16(h[2:4])&0x3fff | 0x8000
+	c := binary.BigEndian.Uint64(h[8:16]) & 0xffffffffffff
+	return fmt.Sprintf("%08x-%04x-6%03x-%04x-%012x", n>>16, n&0xffff, a, b, c)
+}
+
+// GetTuple returns the checkpoint cfg.CheckpointID names, or the thread's
+// newest when it is empty; nil, nil when there is none.
+func (m *Memory) GetTuple(_ context.Context, cfg engine.CheckpointConfig) (*engine.CheckpointTuple, error) {
+	if cfg.ThreadID == "" {
+		return nil, errors.New("get checkpoint: thread ID is empty")
+	}
+	key := threadKey{cfg.ThreadID, cfg.CheckpointNS}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.threads[key]
+	if t == nil || len(t.ids) == 0 {
+		return nil, nil
+	}
+	id := cfg.CheckpointID
+	if id == "" {
+		id = t.ids[len(t.ids)-1]
+	}
+	if _, ok := t.checkpoints[id]; !ok {
+		return nil, nil
+	}
+	return t.tuple(key, id), nil
+}
+
+// List returns the thread's checkpoints newest first: only the one
+// cfg.CheckpointID names when it is set, only those older than
+// opts.Before, only those whose metadata source is opts.Source, at most
+// opts.Limit of them.
+func (m *Memory) List(_ context.Context, cfg engine.CheckpointConfig, opts engine.ListOptions) ([]*engine.CheckpointTuple, error) {
+	if cfg.ThreadID == "" {
+		return nil, errors.New("list checkpoints: thread ID is empty")
+	}
+	if opts.Limit < 0 {
+		return nil, fmt.Errorf("list checkpoints of thread %q: limit %d is negative", cfg.ThreadID, opts.Limit)
+	}
+	key := threadKey{cfg.ThreadID, cfg.CheckpointNS}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.threads[key]
+	if t == nil {
+		return nil, nil
+	}
+	var out []*engine.CheckpointTuple
+	for i := len(t.ids) - 1; i >= 0; i-- {
+		if opts.Limit > 0 && len(out) == opts.Limit {
+			break
+		}
+		id := t.ids[i]
+		if cfg.CheckpointID != "" && id != cfg.CheckpointID {
+			continue
+		}
+		if opts.Before != "" && id >= opts.Before {
+			continue
+		}
+		if opts.Source != "" && t.checkpoints[id].meta.Source != opts.Source {
+			continue
+		}
+		out = append(out, t.tuple(key, id))
+	}
+	return out, nil
+}
+
+// PutWrites stores a task's writes against the checkpoint cfg names,
+// replacing the task's earlier writes there (the task keeps its place in
+// the order). Each write's TaskID is set to taskID.
+func (m *Memory) PutWrites(_ context.Context, cfg engine.CheckpointConfig, writes []engine.PendingWrite, taskID string) error {
+	if cfg.ThreadID == "" {
+		return errors.New("put writes: thread ID is empty")
+	}
+	if cfg.CheckpointID == "" {
+		return fmt.Errorf("put writes of task %q in thread %q: checkpoint ID is empty; writes belong to a checkpoint", taskID, cfg.ThreadID)
+	}
+	key := threadKey{cfg.ThreadID, cfg.CheckpointNS}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.threads[key]
+	if t == nil || t.checkpoints[cfg.CheckpointID] == nil {
+		return fmt.Errorf("put writes of task %q in thread %q: no checkpoint %q", taskID, cfg.ThreadID, cfg.CheckpointID)
+	}
+	ws := make([]engine.PendingWrite, len(writes))
+	for i, w := range writes {
+		ws[i] = engine.PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value}
+	}
+	tasks := t.writes[cfg.CheckpointID]
+	for i := range tasks {
+		if tasks[i].task == taskID {
+			tasks[i].writes = ws
+			return nil
+		}
+	}
+	t.writes[cfg.CheckpointID] = append(tasks, taskWrites{task: taskID, writes: ws})
+	return nil
+}
+
+// Threads returns the IDs of the threads that have checkpoints (in any
+// namespace), sorted.
+func (m *Memory) Threads() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ids []string
+	for k := range m.threads {
+		ids = append(ids, k.id)
+	}
+	sort.Strings(ids)
+	return slices.Compact(ids)
+}
+
+// DeleteThread removes every checkpoint and write of the thread, in every
+// namespace. Deleting a thread that has none is not an error.
+func (m *Memory) DeleteThread(_ context.Context, threadID string) error {
+	if threadID == "" {
+		return errors.New("delete thread: thread ID is empty")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k := range m.threads {
+		if k.id == threadID {
+			delete(m.threads, k)
+		}
+	}
+	return nil
+}
+
+// tuple returns a copy of checkpoint id with its parent and writes; the
+// caller holds the lock.
+func (t *thread) tuple(key threadKey, id string) *engine.CheckpointTuple {
+	s := t.checkpoints[id]
+	tup := &engine.CheckpointTuple{
+		Config:     engine.CheckpointConfig{ThreadID: key.id, CheckpointNS: key.ns, CheckpointID: id},
+		Checkpoint: copyCheckpoint(s.cp),
+		Metadata:   copyMetadata(s.meta),
+	}
+	if s.parent != "" {
+		tup.ParentConfig = &engine.CheckpointConfig{ThreadID: key.id, CheckpointNS: key.ns, CheckpointID: s.parent}
+	}
+	for _, tw := range t.writes[id] {
+		tup.PendingWrites = append(tup.PendingWrites, tw.writes...)
+	}
+	return tup
+}
+
+// copyCheckpoint copies cp's maps and slices (channel values themselves
+// are shared), keeping nil maps nil.
+func copyCheckpoint(cp *engine.Checkpoint) *engine.Checkpoint {
+	c := *cp
+	c.ChannelValues = maps.Clone(cp.ChannelValues)
+	c.ChannelVersions = maps.Clone(cp.ChannelVersions)
+	if cp.VersionsSeen != nil {
+		c.VersionsSeen = make(map[string]map[string]int64, len(cp.VersionsSeen))
+		for node, seen := range cp.VersionsSeen {
+			c.VersionsSeen[node] = maps.Clone(seen)
+		}
+	}
+	c.UpdatedChannels = slices.Clone(cp.UpdatedChannels)
+	return &c
+}
+
+// copyMetadata copies meta's parents map, keeping a nil map nil.
+func copyMetadata(meta engine.CheckpointMetadata) engine.CheckpointMetadata {
+	meta.Parents = maps.Clone(meta.Parents)
+	return meta
+}

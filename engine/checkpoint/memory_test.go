@@ -1,0 +1,636 @@
+package checkpoint_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agenteval/agenteval/engine"
+	"github.com/agenteval/agenteval/engine/checkpoint"
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+func cfg(thread, id string) engine.CheckpointConfig {
+	return engine.CheckpointConfig{ThreadID: thread, CheckpointID: id}
+}
+
+// step returns a checkpoint whose channel "step" holds n.
+func step(n int) *engine.Checkpoint {
+	return &engine.Checkpoint{V: 4, ChannelValues: map[string]any{"step": n}, ChannelVersions: map[string]int64{"step": int64(n)}}
+}
+
+func loop(n int) engine.CheckpointMetadata {
+	return engine.CheckpointMetadata{Source: "loop", Step: n, Parents: map[string]string{}}
+}
+
+// putChain puts n checkpoints in thread, each the child of the previous,
+// with sources from sources (cycled) and returns their IDs in put order.
+func putChain(t *testing.T, m *checkpoint.Memory, thread string, n int, sources ...string) []string {
+	t.Helper()
+	if len(sources) == 0 {
+		sources = []string{"loop"}
+	}
+	var ids []string
+	parent := ""
+	for i := range n {
+		meta := loop(i)
+		meta.Source = sources[i%len(sources)]
+		got, err := m.Put(t.Context(), cfg(thread, parent), step(i), meta)
+		if err != nil {
+			t.Fatalf("Put %d in %q: %v", i, thread, err)
+		}
+		parent = got.CheckpointID
+		ids = append(ids, got.CheckpointID)
+	}
+	return ids
+}
+
+func idsOf(tuples []*engine.CheckpointTuple) []string {
+	ids := []string{}
+	for _, tp := range tuples {
+		ids = append(ids, tp.Config.CheckpointID)
+	}
+	return ids
+}
+
+var uuidShape = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-6[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+// TestMemoryCheckpointIDs: assigned IDs are UUID-shaped, sort in put order
+// within a thread, differ between threads and namespaces, and are the same
+// for the same sequence of puts.
+func TestMemoryCheckpointIDs(t *testing.T) {
+	t.Parallel()
+	m := checkpoint.NewMemory()
+	ids := putChain(t, m, "t1", 20)
+	// the put counter leads, a hash of the thread follows; these exact
+	// values are part of transcripts, so a change here is a visible one
+	want := []string{"00000000-0001-603e-bc71-fe49acae0e66", "00000000-0002-603e-bc71-fe49acae0e66", "00000000-0003-603e-bc71-fe49acae0e66"}
+	if d := cmp.Diff(want, ids[:3]); d != "" {
+		t.Errorf("first IDs of thread t1 mismatch (-want +got):\n%s", d)
+	}
+	for i, id := range ids {
+		if !uuidShape.MatchString(id) {
+			t.Errorf("ID %d = %q is not UUID-shaped (8-4-4-4-12 lowercase hex, version 6)", i, id)
+		}
+	}
+	if !slices.IsSorted(ids) {
+		t.Errorf("IDs of one thread do not sort in put order: %v", ids)
+	}
+	again := putChain(t, checkpoint.NewMemory(), "t1", 20)
+	if d := cmp.Diff(ids, again); d != "" {
+		t.Errorf("the same puts on a fresh Memory gave other IDs (-first +second):\n%s", d)
+	}
+	other := putChain(t, m, "t2", 1)
+	if other[0] == ids[0] {
+		t.Errorf("first IDs of threads t1 and t2 are both %s, want them to differ", ids[0])
+	}
+	ns, err := m.Put(t.Context(), engine.CheckpointConfig{ThreadID: "t1", CheckpointNS: "sub"}, step(0), loop(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns.CheckpointID == ids[0] {
+		t.Errorf("first IDs of thread t1 in namespaces \"\" and \"sub\" are both %s, want them to differ", ids[0])
+	}
+	// IDs are decimal-free hex, so put 16 must not sort before put 9
+	if !(ids[8] < ids[15]) {
+		t.Errorf("put 9 ID %s does not sort before put 16 ID %s", ids[8], ids[15])
+	}
+}
+
+// TestMemoryZeroValue: a Memory that was not made by NewMemory works.
+func TestMemoryZeroValue(t *testing.T) {
+	t.Parallel()
+	var m checkpoint.Memory
+	if got, err := m.GetTuple(t.Context(), cfg("t1", "")); got != nil || err != nil {
+		t.Errorf("GetTuple on a zero Memory = %v, %v; want nil, nil", got, err)
+	}
+	ids := putChain(t, &m, "t1", 2)
+	list, err := m.List(t.Context(), cfg("t1", ""), engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{ids[1], ids[0]}, idsOf(list)); d != "" {
+		t.Errorf("List on a zero Memory mismatch (-want +got):\n%s", d)
+	}
+}
+
+func TestMemoryPutKeepsGivenID(t *testing.T) {
+	t.Parallel()
+	m := checkpoint.NewMemory()
+	c := step(1)
+	c.ID = "1ef-given"
+	got, err := m.Put(t.Context(), engine.CheckpointConfig{ThreadID: "t1", CheckpointNS: "ns", CheckpointID: "parent"}, c, loop(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := engine.CheckpointConfig{ThreadID: "t1", CheckpointNS: "ns", CheckpointID: "1ef-given"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Put config mismatch (-want +got):\n%s", d)
+	}
+	// the caller's checkpoint is not changed when an ID is assigned
+	c2 := step(2)
+	if _, err := m.Put(t.Context(), want, c2, loop(2)); err != nil {
+		t.Fatal(err)
+	}
+	if c2.ID != "" {
+		t.Errorf("Put set the caller's checkpoint ID to %q, want it left empty", c2.ID)
+	}
+}
+
+func TestMemoryGetTuple(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	m := checkpoint.NewMemory()
+	ids := putChain(t, m, "t1", 3)
+	if err := m.PutWrites(ctx, cfg("t1", ids[1]), []engine.PendingWrite{{Channel: "messages", Value: "w"}}, "task-a"); err != nil {
+		t.Fatal(err)
+	}
+	tuple := func(i int, writes ...engine.PendingWrite) *engine.CheckpointTuple {
+		c := step(i)
+		c.ID = ids[i]
+		tp := &engine.CheckpointTuple{Config: cfg("t1", ids[i]), Checkpoint: c, Metadata: loop(i), PendingWrites: writes}
+		if i > 0 {
+			tp.ParentConfig = &engine.CheckpointConfig{ThreadID: "t1", CheckpointID: ids[i-1]}
+		}
+		return tp
+	}
+	tests := []struct {
+		reason string
+		cfg    engine.CheckpointConfig
+		want   *engine.CheckpointTuple
+	}{
+		{"without an ID: the newest checkpoint", cfg("t1", ""), tuple(2)},
+		{"with an ID: that checkpoint, with its parent and writes", cfg("t1", ids[1]), tuple(1, engine.PendingWrite{TaskID: "task-a", Channel: "messages", Value: "w"})},
+		{"the first checkpoint has no parent config", cfg("t1", ids[0]), tuple(0)},
+		{"an unknown ID is not found", cfg("t1", "nope"), nil},
+		{"an unknown thread is not found", cfg("t9", ""), nil},
+		{"another namespace of the thread is another history", engine.CheckpointConfig{ThreadID: "t1", CheckpointNS: "sub"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.reason, func(t *testing.T) {
+			t.Parallel()
+			got, err := m.GetTuple(t.Context(), tc.cfg)
+			if err != nil {
+				t.Fatalf("GetTuple(%+v): %v", tc.cfg, err)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("GetTuple(%+v) mismatch (-want +got):\n%s\n(%s)", tc.cfg, d, tc.reason)
+			}
+		})
+	}
+}
+
+// TestMemoryForkIsNewest: a checkpoint put as the child of an older one
+// (a replay or fork) is the thread's newest, and its parent is the older one.
+func TestMemoryForkIsNewest(t *testing.T) {
+	t.Parallel()
+	m := checkpoint.NewMemory()
+	ids := putChain(t, m, "t1", 3)
+	fork, err := m.Put(t.Context(), cfg("t1", ids[0]), step(9), engine.CheckpointMetadata{Source: "fork", Step: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.GetTuple(t.Context(), cfg("t1", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Config.CheckpointID != fork.CheckpointID || got.ParentConfig == nil || got.ParentConfig.CheckpointID != ids[0] {
+		t.Errorf("newest = %s with parent %+v, want the fork %s with parent %s", got.Config.CheckpointID, got.ParentConfig, fork.CheckpointID, ids[0])
+	}
+}
+
+func TestMemoryList(t *testing.T) {
+	t.Parallel()
+	m := checkpoint.NewMemory()
+	// sources: input, loop, update, loop, input, loop, update
+	ids := putChain(t, m, "t1", 7, "input", "loop", "update", "loop")
+	putChain(t, m, "t2", 2)
+	rev := func(idx ...int) []string {
+		out := []string{}
+		for _, i := range idx {
+			out = append(out, ids[i])
+		}
+		return out
+	}
+	tests := []struct {
+		reason string
+		cfg    engine.CheckpointConfig
+		opts   engine.ListOptions
+		want   []string
+	}{
+		{"everything, newest first", cfg("t1", ""), engine.ListOptions{}, rev(6, 5, 4, 3, 2, 1, 0)},
+		{"Limit keeps the newest", cfg("t1", ""), engine.ListOptions{Limit: 2}, rev(6, 5)},
+		{"a Limit above the count keeps all", cfg("t1", ""), engine.ListOptions{Limit: 100}, rev(6, 5, 4, 3, 2, 1, 0)},
+		{"Before keeps strictly older IDs", cfg("t1", ""), engine.ListOptions{Before: ids[3]}, rev(2, 1, 0)},
+		{"Before the first keeps nothing", cfg("t1", ""), engine.ListOptions{Before: ids[0]}, rev()},
+		{"Before an ID that was never put still compares by ID", cfg("t1", ""), engine.ListOptions{Before: "00000000-0003-"}, rev(1, 0)},
+		{"Source filters by metadata source", cfg("t1", ""), engine.ListOptions{Source: "loop"}, rev(5, 3, 1)},
+		{"Limit applies after Source and Before", cfg("t1", ""), engine.ListOptions{Source: "loop", Before: ids[5], Limit: 1}, rev(3)},
+		{"a checkpoint ID in the config lists only that one", cfg("t1", ids[2]), engine.ListOptions{}, rev(2)},
+		{"a checkpoint ID and a Before it fails list nothing", cfg("t1", ids[2]), engine.ListOptions{Before: ids[1]}, rev()},
+		{"a checkpoint ID and a Source it fails list nothing", cfg("t1", ids[2]), engine.ListOptions{Source: "loop"}, rev()},
+		{"an unknown checkpoint ID lists nothing", cfg("t1", "nope"), engine.ListOptions{}, rev()},
+		{"an unknown thread lists nothing", cfg("t9", ""), engine.ListOptions{}, rev()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.reason, func(t *testing.T) {
+			t.Parallel()
+			got, err := m.List(t.Context(), tc.cfg, tc.opts)
+			if err != nil {
+				t.Fatalf("List(%+v, %+v): %v", tc.cfg, tc.opts, err)
+			}
+			if d := cmp.Diff(tc.want, idsOf(got)); d != "" {
+				t.Errorf("List(%+v, %+v) mismatch (-want +got):\n%s\n(%s)", tc.cfg, tc.opts, d, tc.reason)
+			}
+		})
+	}
+}
+
+// TestMemoryListTuplesAreComplete: List returns the same tuples GetTuple
+// does, writes and parents included.
+func TestMemoryListTuplesAreComplete(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	m := checkpoint.NewMemory()
+	ids := putChain(t, m, "t1", 3)
+	if err := m.PutWrites(ctx, cfg("t1", ids[2]), []engine.PendingWrite{{Channel: "c", Value: 1}}, "task"); err != nil {
+		t.Fatal(err)
+	}
+	list, err := m.List(ctx, cfg("t1", ""), engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range list {
+		want, err := m.GetTuple(ctx, got.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("List tuple %s differs from GetTuple (-GetTuple +List):\n%s", got.Config.CheckpointID, d)
+		}
+	}
+}
+
+func TestMemoryPutWrites(t *testing.T) {
+	t.Parallel()
+	w := func(task, ch string, v any) engine.PendingWrite {
+		return engine.PendingWrite{TaskID: task, Channel: ch, Value: v}
+	}
+	type put struct {
+		task   string
+		writes []engine.PendingWrite
+	}
+	tests := []struct {
+		reason string
+		puts   []put
+		want   []engine.PendingWrite
+	}{
+		{
+			reason: "grouped by task in first-write order, each task's writes in their order",
+			puts: []put{
+				{"b", []engine.PendingWrite{w("", "messages", 1), w("", "x", 2)}},
+				{"a", []engine.PendingWrite{w("", "messages", 3)}},
+			},
+			want: []engine.PendingWrite{w("b", "messages", 1), w("b", "x", 2), w("a", "messages", 3)},
+		},
+		{
+			reason: "a task's second put replaces its writes and keeps its place",
+			puts: []put{
+				{"a", []engine.PendingWrite{w("", "c", 1), w("", "c", 2)}},
+				{"b", []engine.PendingWrite{w("", "c", 3)}},
+				{"a", []engine.PendingWrite{w("", "c", 4)}},
+			},
+			want: []engine.PendingWrite{w("a", "c", 4), w("b", "c", 3)},
+		},
+		{
+			reason: "the taskID argument names the writes, whatever they carried",
+			puts:   []put{{"real", []engine.PendingWrite{w("other", "c", 1)}}},
+			want:   []engine.PendingWrite{w("real", "c", 1)},
+		},
+		{
+			reason: "an empty put clears a task's writes",
+			puts: []put{
+				{"a", []engine.PendingWrite{w("", "c", 1)}},
+				{"a", nil},
+			},
+			want: nil,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.reason, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			m := checkpoint.NewMemory()
+			ids := putChain(t, m, "t1", 2)
+			for _, p := range tc.puts {
+				if err := m.PutWrites(ctx, cfg("t1", ids[0]), p.writes, p.task); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := m.GetTuple(ctx, cfg("t1", ids[0]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, got.PendingWrites); d != "" {
+				t.Errorf("PendingWrites mismatch (-want +got):\n%s\n(%s)", d, tc.reason)
+			}
+			other, err := m.GetTuple(ctx, cfg("t1", ids[1]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(other.PendingWrites) != 0 {
+				t.Errorf("writes leaked to another checkpoint: %v", other.PendingWrites)
+			}
+		})
+	}
+}
+
+// TestMemoryCopiesAreIndependent: neither what was put nor what was read
+// can change what is stored.
+func TestMemoryCopiesAreIndependent(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	m := checkpoint.NewMemory()
+	c := &engine.Checkpoint{
+		V:               4,
+		TS:              "2025-11-01T00:00:00Z",
+		ChannelValues:   map[string]any{"messages": "v1"},
+		ChannelVersions: map[string]int64{"messages": 1},
+		VersionsSeen:    map[string]map[string]int64{"agent": {"messages": 1}},
+		UpdatedChannels: []string{"messages"},
+	}
+	meta := engine.CheckpointMetadata{Source: "loop", Step: 0, Parents: map[string]string{"": "root"}}
+	writes := []engine.PendingWrite{{Channel: "messages", Value: "w"}}
+	put, err := m.Put(ctx, cfg("t1", ""), c, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.PutWrites(ctx, put, writes, "task"); err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.GetTuple(ctx, put)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// change what was put
+	c.ChannelValues["messages"] = "changed"
+	c.ChannelValues["new"] = 1
+	c.ChannelVersions["messages"] = 9
+	c.VersionsSeen["agent"]["messages"] = 9
+	c.VersionsSeen["tools"] = map[string]int64{}
+	c.UpdatedChannels[0] = "changed"
+	meta.Parents[""] = "changed"
+	writes[0].Value = "changed"
+	// change what was read
+	got1, err := m.GetTuple(ctx, put)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got1.Checkpoint.ChannelValues["messages"] = "changed"
+	got1.Checkpoint.ChannelVersions["messages"] = 9
+	got1.Checkpoint.VersionsSeen["agent"]["messages"] = 9
+	got1.Checkpoint.UpdatedChannels[0] = "changed"
+	got1.Checkpoint.ID = "changed"
+	got1.Metadata.Parents[""] = "changed"
+	got1.PendingWrites[0].Value = "changed"
+	list, err := m.List(ctx, put, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list[0].Checkpoint.ChannelVersions["messages"] = 10
+
+	got2, err := m.GetTuple(ctx, put)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got2); d != "" {
+		t.Errorf("stored tuple changed through a caller's copy (-before +after):\n%s", d)
+	}
+}
+
+func TestMemoryErrors(t *testing.T) {
+	t.Parallel()
+	m := checkpoint.NewMemory()
+	ids := putChain(t, m, "t1", 1)
+	tests := []struct {
+		reason string
+		call   func(ctx context.Context) error
+		want   string
+	}{
+		{"Put needs a thread", func(ctx context.Context) error {
+			_, err := m.Put(ctx, cfg("", ""), step(0), loop(0))
+			return err
+		}, "put checkpoint: thread ID is empty"},
+		{"Put needs a checkpoint", func(ctx context.Context) error {
+			_, err := m.Put(ctx, cfg("t1", ""), nil, loop(0))
+			return err
+		}, `put checkpoint in thread "t1": checkpoint is nil`},
+		{"GetTuple needs a thread", func(ctx context.Context) error {
+			_, err := m.GetTuple(ctx, cfg("", ids[0]))
+			return err
+		}, "get checkpoint: thread ID is empty"},
+		{"List needs a thread", func(ctx context.Context) error {
+			_, err := m.List(ctx, cfg("", ""), engine.ListOptions{})
+			return err
+		}, "list checkpoints: thread ID is empty"},
+		{"a negative limit is a mistake", func(ctx context.Context) error {
+			_, err := m.List(ctx, cfg("t1", ""), engine.ListOptions{Limit: -1})
+			return err
+		}, `list checkpoints of thread "t1": limit -1 is negative`},
+		{"PutWrites needs a thread", func(ctx context.Context) error {
+			return m.PutWrites(ctx, cfg("", ids[0]), nil, "task")
+		}, "put writes: thread ID is empty"},
+		{"writes belong to a checkpoint", func(ctx context.Context) error {
+			return m.PutWrites(ctx, cfg("t1", ""), nil, "task")
+		}, `put writes of task "task" in thread "t1": checkpoint ID is empty; writes belong to a checkpoint`},
+		{"writes to an unknown checkpoint would be lost", func(ctx context.Context) error {
+			return m.PutWrites(ctx, cfg("t1", "nope"), nil, "task")
+		}, `put writes of task "task" in thread "t1": no checkpoint "nope"`},
+		{"writes to an unknown thread would be lost", func(ctx context.Context) error {
+			return m.PutWrites(ctx, cfg("t9", ids[0]), nil, "task")
+		}, fmt.Sprintf(`put writes of task "task" in thread "t9": no checkpoint %q`, ids[0])},
+		{"DeleteThread needs a thread", func(ctx context.Context) error {
+			return m.DeleteThread(ctx, "")
+		}, "delete thread: thread ID is empty"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.reason, func(t *testing.T) {
+			t.Parallel()
+			err := tc.call(t.Context())
+			got := "<nil>"
+			if err != nil {
+				got = err.Error()
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("error mismatch (-want +got):\n%s\n(%s)", d, tc.reason)
+			}
+		})
+	}
+}
+
+func TestMemoryThreadsAndDeleteThread(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	m := checkpoint.NewMemory()
+	if got := m.Threads(); len(got) != 0 {
+		t.Errorf("Threads() of a new Memory = %v, want none", got)
+	}
+	putChain(t, m, "b", 2)
+	putChain(t, m, "a", 1)
+	if _, err := m.Put(ctx, engine.CheckpointConfig{ThreadID: "b", CheckpointNS: "sub"}, step(0), loop(0)); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"a", "b"}, m.Threads()); d != "" {
+		t.Errorf("Threads() mismatch (-want +got):\n%s", d)
+	}
+	if err := m.DeleteThread(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.DeleteThread(ctx, "never-existed"); err != nil {
+		t.Errorf("DeleteThread of an unknown thread: %v, want nil", err)
+	}
+	if d := cmp.Diff([]string{"a"}, m.Threads()); d != "" {
+		t.Errorf("Threads() after DeleteThread(b) mismatch (-want +got):\n%s", d)
+	}
+	for _, ns := range []string{"", "sub"} {
+		got, err := m.GetTuple(ctx, engine.CheckpointConfig{ThreadID: "b", CheckpointNS: ns})
+		if err != nil || got != nil {
+			t.Errorf("GetTuple(b, ns %q) after delete = %v, %v; want nil, nil", ns, got, err)
+		}
+	}
+	// a deleted thread starts again from its first ID
+	again := putChain(t, m, "b", 1)
+	if first := putChain(t, checkpoint.NewMemory(), "b", 1); again[0] != first[0] {
+		t.Errorf("first ID after delete = %s, want %s as for a new thread", again[0], first[0])
+	}
+}
+
+// TestMemoryConcurrentUse: puts, writes, reads and lists from many
+// goroutines on shared and separate threads (run with -race); each thread
+// ends with every put, in order.
+func TestMemoryConcurrentUse(t *testing.T) {
+	t.Parallel()
+	const workers, puts = 8, 25
+	m := checkpoint.NewMemory()
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Go(func() {
+			ctx := context.Background()
+			thread := fmt.Sprint("t", w%3) // threads shared by several workers
+			for i := range puts {
+				put, err := m.Put(ctx, cfg(thread, ""), step(i), loop(i))
+				if err != nil {
+					errs <- err
+					return
+				}
+				if err := m.PutWrites(ctx, put, []engine.PendingWrite{{Channel: "c", Value: i}}, fmt.Sprint("task", w)); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := m.GetTuple(ctx, cfg(thread, "")); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := m.List(ctx, cfg(thread, ""), engine.ListOptions{Limit: 3}); err != nil {
+					errs <- err
+					return
+				}
+				_ = m.Threads()
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, thread := range m.Threads() {
+		list, err := m.List(t.Context(), cfg(thread, ""), engine.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += len(list)
+		ids := idsOf(list)
+		if !slices.IsSortedFunc(ids, func(a, b string) int { return strings.Compare(b, a) }) {
+			t.Errorf("thread %s: List is not newest first: %v", thread, ids)
+		}
+	}
+	if total != workers*puts {
+		t.Errorf("%d checkpoints stored, want %d", total, workers*puts)
+	}
+}
+
+// TestPropMemoryListNewestFirst: for any sequence of puts across a few
+// threads, List returns each thread's checkpoints in exactly the reverse
+// of their put order, and GetTuple without an ID returns the last put.
+func TestPropMemoryListNewestFirst(t *testing.T) {
+	t.Parallel()
+	rapid.Check(t, propMemoryListNewestFirst)
+}
+
+// FuzzMemoryListNewestFirst feeds the same property from the fuzzer.
+func FuzzMemoryListNewestFirst(f *testing.F) {
+	f.Add(make([]byte, 32))
+	f.Add([]byte("\x00\x10\xff\x01\x7f\x02\x80\x03\xfe\x04\x40\x05\xc0\x06\x20\x07"))
+	f.Fuzz(rapid.MakeFuzz(propMemoryListNewestFirst))
+}
+
+func propMemoryListNewestFirst(t *rapid.T) {
+	ctx := context.Background()
+	m := checkpoint.NewMemory()
+	threads := []string{"t1", "t2", "t3"}
+	namespaces := []string{"", "sub"}
+	type key struct{ thread, ns string }
+	put := map[key][]string{} // IDs in put order
+	n := rapid.IntRange(1, 60).Draw(t, "puts")
+	for i := range n {
+		k := key{rapid.SampledFrom(threads).Draw(t, "thread"), rapid.SampledFrom(namespaces).Draw(t, "ns")}
+		parent := ""
+		if prev := put[k]; len(prev) > 0 && rapid.Bool().Draw(t, "fork") {
+			parent = rapid.SampledFrom(prev).Draw(t, "parent")
+		} else if len(prev) > 0 {
+			parent = prev[len(prev)-1]
+		}
+		got, err := m.Put(ctx, engine.CheckpointConfig{ThreadID: k.thread, CheckpointNS: k.ns, CheckpointID: parent}, step(i), loop(i))
+		if err != nil {
+			t.Fatalf("Put %d: %v", i, err)
+		}
+		put[k] = append(put[k], got.CheckpointID)
+	}
+	for _, th := range threads {
+		for _, ns := range namespaces {
+			k := key{th, ns}
+			c := engine.CheckpointConfig{ThreadID: th, CheckpointNS: ns}
+			list, err := m.List(ctx, c, engine.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := slices.Clone(put[k])
+			slices.Reverse(want)
+			if want == nil {
+				want = []string{}
+			}
+			if d := cmp.Diff(want, idsOf(list)); d != "" {
+				t.Fatalf("List(%s, ns %q) is not the reverse put order (-want +got):\n%s", th, ns, d)
+			}
+			newest, err := m.GetTuple(ctx, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case len(put[k]) == 0 && newest != nil:
+				t.Fatalf("GetTuple(%s, ns %q) = %s for a thread never put", th, ns, newest.Config.CheckpointID)
+			case len(put[k]) > 0 && (newest == nil || newest.Config.CheckpointID != put[k][len(put[k])-1]):
+				t.Fatalf("GetTuple(%s, ns %q) = %v, want the last put %s", th, ns, newest, put[k][len(put[k])-1])
+			}
+		}
+	}
+}
