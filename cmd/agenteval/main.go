@@ -1,0 +1,48 @@
+// Command agenteval tests and evaluates tool-calling LLM agents against a
+// deterministic reference ReAct engine that behaves like LangGraph.
+//
+// Usage:
+//
+//	agenteval conformance [--api create_react_agent,tool_node] [--format text|json] DIR...
+//
+// Run "agenteval <command> --help" for a command's flags and examples.
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/signal"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes.
+const (
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+// run is the testable entry point: it parses args, runs the command and
+// returns the process exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdin, stdout, stderr)
+	root.SetArgs(args)
+	code := exitOK
+	if err := root.ExecuteContext(context.WithValue(ctx, exitCodeKey{}, &code)); err != nil {
+		printErr(stderr, err)
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return exitUsage
+		}
+		return exitFailed
+	}
+	return code
+}

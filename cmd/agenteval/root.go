@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+type exitCodeKey struct{}
+
+// setExit records the exit code a command wants.
+func setExit(cmd *cobra.Command, code int) {
+	if p, ok := cmd.Context().Value(exitCodeKey{}).(*int); ok {
+		*p = code
+	}
+}
+
+// usageError marks an error as a usage or input problem (exit 2).
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func printErr(w io.Writer, err error) {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(w, "agenteval: %v\n", ue.err)
+		return
+	}
+	fmt.Fprintf(w, "agenteval: %v\n", err)
+}
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "agenteval",
+		Short:         "Test and evaluate tool-calling LLM agents against a deterministic LangGraph-compatible engine",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newConformanceCmd())
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &usageError{err: fmt.Errorf("%w\nrun '%s --help' for usage", err, cmd.CommandPath())}
+	})
+	return root
+}
+
+func ctxOf(cmd *cobra.Command) context.Context {
+	if c := cmd.Context(); c != nil {
+		return c
+	}
+	return context.Background()
+}
