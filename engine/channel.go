@@ -57,12 +57,40 @@ type binop struct {
 	reducer Reducer
 	value   any
 	set     bool
+	// prefix counts the leading list elements unchanged since the last
+	// checkpoint, or -1 when unknown (see Checkpoint.ListPrefix).
+	prefix int
 }
 
 func newBinop(key string, r Reducer) *binop {
 	c := &binop{key: key, reducer: r}
 	c.value, c.set = r.Zero()
+	c.resetPrefix()
 	return c
+}
+
+// prefixReducer is a reducer that can tell how much of a list it kept.
+type prefixReducer interface {
+	// reducePrefix is Reduce that also returns how many leading elements
+	// of current are unchanged at the start of the result.
+	reducePrefix(current, update any) (any, int, error)
+}
+
+func (c *binop) resetPrefix() {
+	c.prefix = -1
+	if n, ok := listLen(c.value); ok && c.set {
+		c.prefix = n
+	}
+}
+
+func listLen(v any) (int, bool) {
+	switch t := v.(type) {
+	case []Message:
+		return len(t), true
+	case []any:
+		return len(t), true
+	}
+	return 0, false
 }
 
 func (c *binop) update(values []any) (bool, error) {
@@ -72,13 +100,24 @@ func (c *binop) update(values []any) (bool, error) {
 	if !c.set {
 		c.value, c.set = values[0], true
 		values = values[1:]
+		c.prefix = 0
 	}
 	for _, v := range values {
+		if pr, ok := c.reducer.(prefixReducer); ok && c.prefix >= 0 {
+			nv, p, err := pr.reducePrefix(c.value, v)
+			if err != nil {
+				return false, fmt.Errorf("at key '%s': %w", c.key, err)
+			}
+			c.value = nv
+			c.prefix = min(c.prefix, p)
+			continue
+		}
 		nv, err := c.reducer.Reduce(c.value, v)
 		if err != nil {
 			return false, fmt.Errorf("at key '%s': %w", c.key, err)
 		}
 		c.value = nv
+		c.prefix = -1
 	}
 	return true, nil
 }
@@ -90,6 +129,7 @@ func (c *binop) restore(v any, ok bool) channel {
 	n := newBinop(c.key, c.reducer)
 	if ok {
 		n.value, n.set = v, true
+		n.resetPrefix()
 	}
 	return n
 }

@@ -19,6 +19,11 @@ type Checkpoint struct {
 	// UpdatedChannels lists the channels written in the step that made
 	// this checkpoint, sorted.
 	UpdatedChannels []string
+	// ListPrefix tells, for list-valued channels (messages), how many
+	// leading elements are the same as in the parent checkpoint's value,
+	// when the engine knows it. A checkpointer may store only the rest, so
+	// a step's cost does not grow with the thread.
+	ListPrefix map[string]int
 }
 
 // CheckpointMetadata describes how a checkpoint came to be.

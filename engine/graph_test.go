@@ -500,3 +500,42 @@ func TestHumanResponseParsing(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckpointListPrefix: each checkpoint tells how many messages are
+// unchanged from its parent, so a checkpointer can store only new ones; a
+// replacement (the pre-model hook's remove-all) resets it.
+func TestCheckpointListPrefix(t *testing.T) {
+	model := llm.NewScripted("m", llm.Script{Responses: []llm.Response{
+		{Message: withID(engine.AIMessage("", engine.ToolCall{Name: "t", Args: engine.NewObject("i", 1), ID: "c1"}), "ai1")},
+		{Message: withID(engine.AIMessage("done"), "ai2")},
+	}})
+	tool := cityTool("t", func(context.Context, engine.ToolInvocation) (any, error) { return "x", nil })
+	saver := checkpoint.NewMemory()
+	agent, err := engine.CreateReactAgent(engine.ReactAgentConfig{Model: model, Tools: []engine.Tool{tool}, Checkpointer: saver})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cfg := engine.Config{ThreadID: "t"}
+	if _, err := agent.Invoke(ctx, engine.State{"messages": []any{"go"}}, cfg); err != nil {
+		t.Fatal(err)
+	}
+	list, err := saver.List(ctx, engine.CheckpointConfig{ThreadID: "t"}, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := len(list) - 1; i >= 0; i-- {
+		cp := list[i].Checkpoint
+		msgs, _ := cp.ChannelValues["messages"].([]engine.Message)
+		n := len(msgs)
+		p, ok := cp.ListPrefix["messages"]
+		got = append(got, fmt.Sprintf("%s/%d:%d,%v", list[i].Metadata.Source, n, p, ok))
+	}
+	// input (no messages stored yet), start (human added to an empty list), agent,
+	// tools, agent: each keeps all its parent's messages
+	want := []string{"input/0:0,false", "loop/1:0,true", "loop/2:1,true", "loop/3:2,true", "loop/4:3,true"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("prefixes mismatch (-want +got):\n%s", diff)
+	}
+}

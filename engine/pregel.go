@@ -292,6 +292,12 @@ func emptyCheckpoint() *Checkpoint {
 
 func copyCheckpoint(c *Checkpoint) *Checkpoint {
 	n := &Checkpoint{V: c.V, ID: c.ID, TS: c.TS, ChannelValues: make(map[string]any, len(c.ChannelValues)), ChannelVersions: make(map[string]int64, len(c.ChannelVersions)), VersionsSeen: make(map[string]map[string]int64, len(c.VersionsSeen)), UpdatedChannels: append([]string(nil), c.UpdatedChannels...)}
+	if c.ListPrefix != nil {
+		n.ListPrefix = make(map[string]int, len(c.ListPrefix))
+		for k, v := range c.ListPrefix {
+			n.ListPrefix[k] = v
+		}
+	}
 	for k, v := range c.ChannelValues {
 		n.ChannelValues[k] = v
 	}
@@ -1366,7 +1372,19 @@ func (r *run) putCheckpoint(source string) error {
 		upd = append(upd, ch)
 	}
 	sort.Strings(upd)
-	cp := &Checkpoint{V: 4, TS: r.g.clock.Now().UTC().Format(time.RFC3339Nano), ChannelValues: values, ChannelVersions: r.cp.ChannelVersions, VersionsSeen: r.cp.VersionsSeen, UpdatedChannels: upd}
+	var prefix map[string]int
+	for ch := range values {
+		if b, ok := r.channels[ch].(*binop); ok {
+			if b.prefix >= 0 {
+				if prefix == nil {
+					prefix = map[string]int{}
+				}
+				prefix[ch] = b.prefix
+			}
+			b.resetPrefix()
+		}
+	}
+	cp := &Checkpoint{V: 4, TS: r.g.clock.Now().UTC().Format(time.RFC3339Nano), ChannelValues: values, ChannelVersions: r.cp.ChannelVersions, VersionsSeen: r.cp.VersionsSeen, UpdatedChannels: upd, ListPrefix: prefix}
 	r.meta = CheckpointMetadata{Source: source, Step: r.step, Parents: map[string]string{}}
 	if r.saver != nil {
 		stored := copyCheckpoint(cp)

@@ -155,7 +155,9 @@ func TestResumeWithCommandUpdate(t *testing.T) {
 		{Message: withID(engine.AIMessage("", engine.ToolCall{Name: "t", Args: engine.NewObject("i", 1), ID: "c1"}), "ai1")},
 		{Message: engine.AIMessage("done")},
 	}})
-	tool := cityTool("t", func(_ context.Context, inv engine.ToolInvocation) (any, error) { return fmt.Sprint("i=", argI(inv)), nil })
+	tool := cityTool("t", func(_ context.Context, inv engine.ToolInvocation) (any, error) {
+		return fmt.Sprint("i=", argI(inv)), nil
+	})
 	agent, err := engine.CreateReactAgent(engine.ReactAgentConfig{Model: model, Tools: []engine.Tool{tool}, Checkpointer: checkpoint.NewMemory(), InterruptBefore: []string{"tools"}, Version: "v1"})
 	if err != nil {
 		t.Fatal(err)

@@ -19,16 +19,21 @@ type AddMessagesReducer struct{}
 func (AddMessagesReducer) Zero() (any, bool) { return []Message{}, true }
 
 // Reduce merges update into current.
-func (AddMessagesReducer) Reduce(current, update any) (any, error) {
+func (r AddMessagesReducer) Reduce(current, update any) (any, error) {
+	v, _, err := r.reducePrefix(current, update)
+	return v, err
+}
+
+func (AddMessagesReducer) reducePrefix(current, update any) (any, int, error) {
 	left, err := MessagesFromValue(current)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	right, err := MessagesFromValue(update)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return AddMessages(left, right)
+	return addMessages(left, right)
 }
 
 // normalizeWrite coerces a write to []Message and gives messages without an
@@ -64,6 +69,13 @@ type writeNormalizer interface {
 // Neither slice is modified. Messages without IDs get IDs derived from
 // their position, so the result is deterministic.
 func AddMessages(left, right []Message) ([]Message, error) {
+	out, _, err := addMessages(left, right)
+	return out, err
+}
+
+// addMessages also returns how many leading messages of left the result
+// keeps unchanged, so checkpointers can store only what was added.
+func addMessages(left, right []Message) ([]Message, int, error) {
 	left = withIDs(left, "left", 0)
 	right = withIDs(right, "right", len(left))
 	removeAll := -1
@@ -73,8 +85,9 @@ func AddMessages(left, right []Message) ([]Message, error) {
 		}
 	}
 	if removeAll >= 0 {
-		return append([]Message{}, right[removeAll+1:]...), nil
+		return append([]Message{}, right[removeAll+1:]...), 0, nil
 	}
+	kept := len(left)
 	merged := make([]Message, len(left), len(left)+len(right))
 	copy(merged, left)
 	var byID map[string]int
@@ -90,6 +103,7 @@ func AddMessages(left, right []Message) ([]Message, error) {
 	var remove map[string]bool
 	for _, m := range right {
 		if i, ok := index()[m.ID]; ok {
+			kept = min(kept, i)
 			if m.Type == TypeRemove {
 				if remove == nil {
 					remove = map[string]bool{}
@@ -102,21 +116,21 @@ func AddMessages(left, right []Message) ([]Message, error) {
 			continue
 		}
 		if m.Type == TypeRemove {
-			return nil, NewError("ValueError", fmt.Sprintf("Attempting to delete a message with an ID that doesn't exist ('%s')", m.ID))
+			return nil, 0, NewError("ValueError", fmt.Sprintf("Attempting to delete a message with an ID that doesn't exist ('%s')", m.ID))
 		}
 		index()[m.ID] = len(merged)
 		merged = append(merged, m)
 	}
 	if len(remove) > 0 {
-		kept := merged[:0:0]
+		rest := merged[:0:0]
 		for _, m := range merged {
 			if !remove[m.ID] {
-				kept = append(kept, m)
+				rest = append(rest, m)
 			}
 		}
-		merged = kept
+		merged = rest
 	}
-	return merged, nil
+	return merged, kept, nil
 }
 
 // withIDs gives messages without IDs a deterministic one based on their
