@@ -68,7 +68,16 @@ const troubleshootingURL = "https://python.langchain.com/docs/troubleshooting/er
 
 // errorWithCode builds LangGraph's create_error_message text.
 func errorWithCode(kind, message, code string) *Error {
-	return &Error{Kind: kind, Message: message + "\nFor troubleshooting, visit: " + troubleshootingURL + code, Code: code}
+	return errorLinked(troubleshootingURL, kind, message, code)
+}
+
+func errorLinked(base, kind, message, code string) *Error {
+	return &Error{Kind: kind, Message: message + "\nFor troubleshooting, visit: " + base + code, Code: code}
+}
+
+// errorWithCode builds an error text linking to the graph's error pages.
+func (g *Graph) errorWithCode(kind, message, code string) *Error {
+	return errorLinked(g.errorLinks, kind, message, code)
 }
 
 // GraphError is kept as an alias for Error for the channel code's brevity.

@@ -175,6 +175,14 @@ type CompileOptions struct {
 	Name string
 	// Clock stamps checkpoints; nil means the system clock.
 	Clock Clock
+	// RecursionLimit is the limit of runs whose Config leaves it at 0;
+	// 0 means DefaultRecursionLimit (create_agent uses 10,000).
+	RecursionLimit int
+	// ErrorLinks is where LangGraph's error texts point
+	// ("https://python.langchain.com/docs/troubleshooting/errors/" in
+	// langgraph 1.0.1, "https://docs.langchain.com/oss/python/langgraph/errors/"
+	// in 1.0.4); "" means the former.
+	ErrorLinks string
 }
 
 // Graph is a compiled, runnable graph. It is safe for concurrent use: each
@@ -195,6 +203,8 @@ type Graph struct {
 	interruptAfter  []string
 	clock           Clock
 	edges           []GraphEdge
+	recursionLimit  int
+	errorLinks      string
 }
 
 type pregelNode struct {
@@ -317,12 +327,20 @@ func (g *StateGraph) Compile(opts CompileOptions) (*Graph, error) {
 	if out.name == "" {
 		out.name = "LangGraph"
 	}
+	out.recursionLimit = opts.RecursionLimit
+	out.errorLinks = opts.ErrorLinks
+	if out.errorLinks == "" {
+		out.errorLinks = troubleshootingURL
+	}
 	for _, name := range order {
 		f := fields[name]
 		switch {
 		case f.Managed != NotManaged:
 			out.managed[name] = f.Managed
 			continue
+		case f.Ephemeral:
+			key := name
+			out.channels[name] = func() channel { return &ephemeral{key: key, guard: true} }
 		case f.Reducer != nil:
 			r := f.Reducer
 			key := name
@@ -334,8 +352,13 @@ func (g *StateGraph) Compile(opts CompileOptions) (*Graph, error) {
 		out.channelOrder = append(out.channelOrder, name)
 	}
 	for _, f := range g.schema {
-		if f.Managed == NotManaged {
+		if f.Managed != NotManaged || f.Private {
+			continue
+		}
+		if !f.OmitFromOutput {
 			out.stateKeys = append(out.stateKeys, f.Name)
+		}
+		if !f.OmitFromInput {
 			out.inputKeys = append(out.inputKeys, f.Name)
 		}
 	}

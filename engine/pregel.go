@@ -37,12 +37,17 @@ type Config struct {
 	MaxConcurrency int
 }
 
-func (c Config) limit() int {
-	if c.RecursionLimit <= 0 {
-		return DefaultRecursionLimit
+func (c Config) limitOr(def int) int {
+	if c.RecursionLimit > 0 {
+		return c.RecursionLimit
 	}
-	return c.RecursionLimit
+	if def > 0 {
+		return def
+	}
+	return DefaultRecursionLimit
 }
+
+func (r *run) limit() int { return r.cfg.limitOr(r.g.recursionLimit) }
 
 // StreamMode selects what Stream yields.
 type StreamMode string
@@ -233,7 +238,7 @@ func (r *run) execute(input any) (err error) {
 		}
 	}
 	if r.step > r.stop {
-		return errorWithCode("GraphRecursionError", fmt.Sprintf("Recursion limit of %d reached without hitting a stop condition. You can increase the limit by setting the `recursion_limit` config key.", r.cfg.limit()), "GRAPH_RECURSION_LIMIT")
+		return r.g.errorWithCode("GraphRecursionError", fmt.Sprintf("Recursion limit of %d reached without hitting a stop condition. You can increase the limit by setting the `recursion_limit` config key.", r.limit()), "GRAPH_RECURSION_LIMIT")
 	}
 	return nil
 }
@@ -266,7 +271,7 @@ func (r *run) enter(input any) error {
 	r.seed = seedOf(r.cfg.ThreadID, input)
 	r.channels = r.g.channelsFrom(r.cp)
 	r.step = r.meta.Step + 1
-	r.stop = r.step + r.cfg.limit() + 1
+	r.stop = r.step + r.limit() + 1
 	if len(r.cp.UpdatedChannels) > 0 {
 		r.updated = map[string]bool{}
 		for _, c := range r.cp.UpdatedChannels {

@@ -48,6 +48,15 @@ type Field struct {
 	// Managed makes the key a value the engine computes for each task
 	// (remaining_steps); such keys cannot be written.
 	Managed Managed
+	// Ephemeral keeps a value for one superstep only (LangGraph's
+	// EphemeralValue, e.g. create_agent's jump_to).
+	Ephemeral bool
+	// Private keeps the key out of the graph's input and output.
+	Private bool
+	// OmitFromInput keeps the key out of what a run's input may set.
+	OmitFromInput bool
+	// OmitFromOutput keeps the key out of the run's output and stream.
+	OmitFromOutput bool
 }
 
 // Managed is a value the engine computes per task.

@@ -27,6 +27,61 @@ type ToolErrors struct {
 	// Kinds handles only errors of these Python exception kinds and their
 	// subclasses (a tuple of exception types); others fail the run.
 	Kinds []string
+	// InvalidArgsOnly handles only invalid arguments, with the text of
+	// langgraph-prebuilt 1.0.5's ToolInvocationError, and lets every other
+	// error fail the run: the default of create_agent's ToolNode.
+	InvalidArgsOnly bool
+}
+
+// ToolCallRequest is one tool call on its way to the tool, as a
+// wrap_tool_call middleware sees it.
+type ToolCallRequest struct {
+	Call ToolCall
+	// Tool is nil when the model named a tool the node does not have.
+	Tool    Tool
+	State   State
+	Runtime *Runtime
+}
+
+// ToolCallExecutor runs a tool call: validation, the tool, error handling.
+// It returns a tool Message or a *Command.
+type ToolCallExecutor func(ctx context.Context, req ToolCallRequest) (any, error)
+
+// ToolCallWrapper wraps the execution of each tool call (langchain's
+// wrap_tool_call): it may change the request, call next any number of
+// times, or answer without calling it.
+type ToolCallWrapper func(ctx context.Context, req ToolCallRequest, next ToolCallExecutor) (any, error)
+
+// ToolInvocationError is langgraph-prebuilt 1.0.5's error for a call with
+// invalid arguments; its Message is the text sent back to the model.
+type ToolInvocationError struct {
+	ToolName string
+	Args     *Object
+	Source   *ValidationError
+	Message  string
+}
+
+func (e *ToolInvocationError) Error() string { return e.Message }
+
+// PyRepr is the exception's repr.
+func (e *ToolInvocationError) PyRepr() string {
+	return "ToolInvocationError(" + PyStrRepr(e.Message) + ")"
+}
+
+func newToolInvocationError(name string, args *Object, v *ValidationError) *ToolInvocationError {
+	var lines []string
+	for _, fe := range v.Errors {
+		parts := make([]string, len(fe.Loc))
+		for i, l := range fe.Loc {
+			parts[i] = fmt.Sprint(l)
+		}
+		lines = append(lines, strings.Join(parts, ".")+": "+fe.Msg)
+	}
+	if args == nil {
+		args = &Object{}
+	}
+	msg := fmt.Sprintf("Error invoking tool '%s' with kwargs %s with error:\n %s\n Please fix the error and try again.", name, PyRepr(args), strings.Join(lines, "\n"))
+	return &ToolInvocationError{ToolName: name, Args: args, Source: v, Message: msg}
 }
 
 // ToolNodeOptions configures a ToolNode. The zero value is LangGraph's
@@ -40,6 +95,8 @@ type ToolNodeOptions struct {
 	// MaxConcurrency caps the calls run at once; 0 uses the run's
 	// Config.MaxConcurrency (0 there too: no cap).
 	MaxConcurrency int
+	// Wrap, when set, wraps the execution of every call.
+	Wrap ToolCallWrapper
 }
 
 // ToolNode runs the tool calls of the last AI message, all at once, and
@@ -291,19 +348,18 @@ func lastAICalls(msgs []Message) ([]ToolCall, error) {
 	return nil, NewError("ValueError", "No AIMessage found in input")
 }
 
-// runOne runs one call (ToolNode._run_one): unknown tool, argument
-// validation, the tool, its error handling, and the shaping of its result.
+// runOne runs one call (ToolNode._run_one), through the wrapper when
+// there is one.
 func (n *ToolNode) runOne(ctx context.Context, call ToolCall, state State, kind inputKind, rt *Runtime) (any, error) {
-	idx, ok := n.byName[call.Name]
-	if !ok {
-		names := make([]string, len(n.defs))
-		for i, d := range n.defs {
-			names[i] = d.Name
-		}
-		return Message{Type: TypeTool, Content: Text(fmt.Sprintf("Error: %s is not a valid tool, try one of [%s].", call.Name, strings.Join(names, ", "))), Name: call.Name, ToolCallID: call.ID, Status: StatusError}, nil
+	req := ToolCallRequest{Call: call, State: state, Runtime: rt}
+	if i, ok := n.byName[call.Name]; ok {
+		req.Tool = n.tools[i]
 	}
-	def, tool := n.defs[idx], n.tools[idx]
-	result, err := n.invokeTool(ctx, idx, call, state, kind, rt)
+	exec := func(ctx context.Context, req ToolCallRequest) (any, error) { return n.execute(ctx, req, kind) }
+	if n.opts.Wrap == nil {
+		return exec(ctx, req)
+	}
+	res, err := n.opts.Wrap(ctx, req, exec)
 	if err != nil {
 		var ie *InterruptError
 		if errors.As(err, &ie) {
@@ -314,34 +370,94 @@ func (n *ToolNode) runOne(ctx context.Context, call ToolCall, state State, kind 
 		}
 		return nil, err
 	}
-	_ = tool
+	switch t := res.(type) {
+	case Message:
+		t.Content = ToolContent(t.Content)
+		if t.Status == "" {
+			t.Status = StatusSuccess
+		}
+		return t, nil
+	case *Command:
+		return t, nil
+	case Command:
+		return &t, nil
+	}
+	return nil, fmt.Errorf("tool call wrapper for %q returned %T, want a tool message or a *Command", call.Name, res)
+}
+
+// execute validates and runs one call with the node's error handling
+// (ToolNode._execute_tool_sync).
+func (n *ToolNode) execute(ctx context.Context, req ToolCallRequest, kind inputKind) (any, error) {
+	call := req.Call
+	idx, ok := n.byName[call.Name]
+	if req.Tool == nil || !ok {
+		if req.Tool == nil {
+			names := make([]string, len(n.defs))
+			for i, d := range n.defs {
+				names[i] = d.Name
+			}
+			return Message{Type: TypeTool, Content: Text(fmt.Sprintf("Error: %s is not a valid tool, try one of [%s].", call.Name, strings.Join(names, ", "))), Name: call.Name, ToolCallID: call.ID, Status: StatusError}, nil
+		}
+		idx = -1
+	}
+	result, def, err := n.invokeTool(ctx, idx, req, kind)
+	if err != nil {
+		var ie *InterruptError
+		if errors.As(err, &ie) {
+			return nil, err
+		}
+		if content, handled := n.handleError(err); handled {
+			return Message{Type: TypeTool, Content: Text(content), Name: call.Name, ToolCallID: call.ID, Status: StatusError}, nil
+		}
+		return nil, err
+	}
 	return n.shapeResult(result, call, def, kind)
 }
 
-func (n *ToolNode) invokeTool(ctx context.Context, idx int, call ToolCall, state State, kind inputKind, rt *Runtime) (result any, err error) {
-	def, tool := n.defs[idx], n.tools[idx]
+func (n *ToolNode) invokeTool(ctx context.Context, idx int, req ToolCallRequest, kind inputKind) (result any, def ToolDef, err error) {
+	call, rt, state := req.Call, req.Runtime, req.State
+	tool := req.Tool
+	def = tool.Definition()
+	var schema *Schema
+	if idx >= 0 && n.tools[idx] == tool {
+		schema = n.schemas[idx]
+	} else {
+		// a wrapper swapped the tool: validate against its own schema
+		params := def.Parameters
+		if params == nil {
+			params = NewObject("type", "object", "properties", &Object{})
+		}
+		if schema, err = CompileSchema(def.Name, params); err != nil {
+			return nil, def, fmt.Errorf("tool %q: parameters: %w", def.Name, err)
+		}
+	}
 	injected := map[string]any{}
 	args := call.Args
 	if args == nil {
 		args = &Object{}
 	}
+	modelArgs := args
 	if len(def.Inject) > 0 {
 		args = args.Clone()
 		for _, inj := range def.Inject {
 			args.Delete(inj.Arg)
 			v, err := n.injectValue(inj, call, state, kind, rt)
 			if err != nil {
-				return nil, err
+				return nil, def, err
 			}
 			injected[inj.Arg] = v
 		}
 	}
-	validated, verr := n.schemas[idx].Validate(args)
+	validated, verr := schema.Validate(args)
 	if verr != nil {
 		if def.HandleValidationError.Enabled {
-			return ToolResult{Content: def.HandleValidationError.content(verr), Status: StatusError}, nil
+			return ToolResult{Content: def.HandleValidationError.content(verr), Status: StatusError}, def, nil
 		}
-		return nil, verr
+		var ve *ValidationError
+		if n.opts.HandleToolErrors.InvalidArgsOnly && errors.As(verr, &ve) {
+			return nil, def, newToolInvocationError(call.Name, modelArgs, ve)
+		}
+		return nil, def, verr
 	}
 	vargs, _ := validated.(*Object)
 	inv := ToolInvocation{Call: ToolCall{Name: call.Name, Args: vargs, ID: call.ID}, Injected: injected, Runtime: rt}
@@ -352,9 +468,9 @@ func (n *ToolNode) invokeTool(ctx context.Context, idx int, call ToolCall, state
 	}()
 	result, err = tool.Invoke(ctx, inv)
 	if err != nil && def.HandleToolError.Enabled && isKind(err, "ToolException") {
-		return ToolResult{Content: def.HandleToolError.content(err), Status: StatusError}, nil
+		return ToolResult{Content: def.HandleToolError.content(err), Status: StatusError}, def, nil
 	}
-	return result, err
+	return result, def, err
 }
 
 func (n *ToolNode) injectValue(inj Injection, call ToolCall, state State, kind inputKind, rt *Runtime) (any, error) {
@@ -574,6 +690,13 @@ func allSends(d []any) bool {
 func (n *ToolNode) handleError(err error) (string, bool) {
 	h := n.opts.HandleToolErrors
 	if h.Disabled {
+		return "", false
+	}
+	if h.InvalidArgsOnly {
+		var tie *ToolInvocationError
+		if errors.As(err, &tie) {
+			return tie.Message, true
+		}
 		return "", false
 	}
 	if len(h.Kinds) > 0 {
