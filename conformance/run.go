@@ -631,19 +631,3 @@ func markPydantic(v any, name string) {
 		}
 	}
 }
-
-// buildMiddleware builds the vector's middleware list. Middleware classes
-// this build does not have make the vector unsupported (skipped).
-func buildMiddleware(raw any, models map[string]engine.ChatModel) ([]engine.Middleware, error) {
-	list, _ := raw.([]any)
-	var out []engine.Middleware
-	for i, e := range list {
-		spec, ok := e.(*engine.Object)
-		if !ok {
-			return nil, fmt.Errorf("middleware[%d]: expected an object", i)
-		}
-		typ := getStr(spec, "type")
-		return nil, &unsupportedError{reason: fmt.Sprintf("middleware %s is not implemented yet", typ)}
-	}
-	return out, nil
-}

@@ -282,3 +282,26 @@ func (c *barrier) restore(v any, ok bool) channel {
 	}
 	return n
 }
+
+// untracked keeps the last value written but is never checkpointed
+// (UntrackedValue with guard=False).
+type untracked struct {
+	key   string
+	value any
+	set   bool
+}
+
+func (c *untracked) update(values []any) (bool, error) {
+	if len(values) == 0 {
+		return false, nil
+	}
+	c.value, c.set = values[len(values)-1], true
+	return true, nil
+}
+func (c *untracked) get() (any, bool)        { return c.value, c.set }
+func (c *untracked) consume() bool           { return false }
+func (c *untracked) finish() bool            { return false }
+func (c *untracked) checkpoint() (any, bool) { return nil, false }
+func (c *untracked) restore(any, bool) channel {
+	return &untracked{key: c.key}
+}

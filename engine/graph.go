@@ -338,6 +338,9 @@ func (g *StateGraph) Compile(opts CompileOptions) (*Graph, error) {
 		case f.Managed != NotManaged:
 			out.managed[name] = f.Managed
 			continue
+		case f.Untracked:
+			key := name
+			out.channels[name] = func() channel { return &untracked{key: key} }
 		case f.Ephemeral:
 			key := name
 			out.channels[name] = func() channel { return &ephemeral{key: key, guard: true} }

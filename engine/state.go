@@ -51,6 +51,10 @@ type Field struct {
 	// Ephemeral keeps a value for one superstep only (LangGraph's
 	// EphemeralValue, e.g. create_agent's jump_to).
 	Ephemeral bool
+	// Untracked keeps the last value written for the rest of the run but
+	// never saves it in checkpoints (LangGraph's UntrackedValue, e.g.
+	// per-run counters).
+	Untracked bool
 	// Private keeps the key out of the graph's input and output.
 	Private bool
 	// OmitFromInput keeps the key out of what a run's input may set.
