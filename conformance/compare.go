@@ -237,3 +237,28 @@ func show(v any) string {
 	}
 	return s
 }
+
+var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+// relaxUUIDs turns every UUID inside the strings of an expected value into
+// the "<uuid>" placeholder, for steps whose texts embed random IDs.
+func relaxUUIDs(v any) any {
+	switch t := v.(type) {
+	case string:
+		return uuidRE.ReplaceAllString(t, "<uuid>")
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = relaxUUIDs(e)
+		}
+		return out
+	case *engine.Object:
+		out := &engine.Object{}
+		for _, k := range t.Keys() {
+			x, _ := t.Get(k)
+			out.Set(k, relaxUUIDs(x))
+		}
+		return out
+	}
+	return v
+}

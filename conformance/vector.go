@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -31,6 +32,10 @@ type Vector struct {
 	Graph       *engine.Object
 	FinalStore  []any
 	HasStore    bool
+	// NondeterministicSteps are steps whose recorded texts embed IDs the
+	// Python run generated at random (e.g. message reprs in a summary
+	// prompt); UUIDs inside their strings match any UUID.
+	NondeterministicSteps map[int]bool
 }
 
 // APIs are the values of a vector's "api".
@@ -146,6 +151,18 @@ func Parse(data []byte) (*Vector, error) {
 	}
 	if g, ok := o.Get("graph"); ok {
 		v.Graph, _ = g.(*engine.Object)
+	}
+	if nd, _ := o.Get("nondeterministic"); nd == true {
+		v.NondeterministicSteps = map[int]bool{}
+		steps, _ := o.Get("nondeterministic_steps")
+		list, _ := steps.([]any)
+		for _, e := range list {
+			if n, ok := e.(json.Number); ok {
+				if i, err := n.Int64(); err == nil {
+					v.NondeterministicSteps[int(i)] = true
+				}
+			}
+		}
 	}
 	if fs, ok := o.Get("final_store"); ok {
 		v.HasStore = true
