@@ -29,6 +29,17 @@
 //     dynamic model, tools or a ToolNode, prompt, response_format,
 //     pre/post model hooks, extra state keys, checkpointer, store,
 //     interrupts, version v1/v2 and name.
+//   - CreateAgent, langchain v1's create_agent (langchain 1.1.3 on
+//     langgraph 1.0.4): "model" and "tools" nodes, middleware hook nodes
+//     named "<Middleware>.<hook>", jump_to, wrap_model_call and
+//     wrap_tool_call chains, and response_format as ToolStrategy or
+//     ProviderStrategy. The built-in middleware live in engine/middleware.
+//
+// The two agents follow two LangGraph releases where those differ: a
+// create_agent graph defaults to recursion_limit 10,000, links its error
+// texts to langgraph 1.0.4's pages, and its ToolNode turns only invalid
+// arguments into tool messages (prebuilt 1.0.5's ToolInvocationError text)
+// while other tool errors fail the run.
 //
 // # Semantics
 //
@@ -92,4 +103,10 @@
 //     custom.
 //   - Channel versions are integers; LangGraph's in-memory saver uses
 //     sortable strings with the same ordering.
+//   - create_agent picks ProviderStrategy for an auto response format only
+//     for models that implement ModelInfo with a name langchain lists as
+//     supporting structured output (gpt-4o, gpt-4.1, ...); LangChain also
+//     consults provider model profiles, which the engine does not have.
+//     Python's json.loads error texts in StructuredOutputValidationError
+//     are approximated ("Expecting value" / "Extra data" with position).
 package engine
