@@ -99,9 +99,29 @@ type Checkpointer interface {
 	// Put stores a checkpoint as a child of cfg.CheckpointID (the parent)
 	// and returns the config that addresses it.
 	Put(ctx context.Context, cfg CheckpointConfig, cp *Checkpoint, meta CheckpointMetadata) (CheckpointConfig, error)
-	// PutWrites stores a task's writes against the checkpoint cfg names,
-	// replacing earlier writes of the same task.
+	// PutWrites stores a task's writes against the checkpoint cfg names.
+	// Each write has a slot (WriteSlot): the error, interrupt, resume and
+	// scheduled writes of a task have one slot each, which a new write
+	// replaces; its other writes keep the first value put at their index
+	// (LangGraph's savers).
 	PutWrites(ctx context.Context, cfg CheckpointConfig, writes []PendingWrite, taskID string) error
+}
+
+// WriteSlot is the slot of the idx-th write of a PutWrites call: a
+// negative fixed slot for the special channels (error -1, scheduled -2,
+// interrupt -3, resume -4), idx otherwise (LangGraph's WRITES_IDX_MAP).
+func WriteSlot(channel string, idx int) int {
+	switch channel {
+	case chError:
+		return -1
+	case "__scheduled__":
+		return -2
+	case chInterrupt:
+		return -3
+	case chResume:
+		return -4
+	}
+	return idx
 }
 
 // Item is a value in a Store.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -452,7 +453,7 @@ func (c *schemaCompiler) fill(n *node, v any) {
 			n.literal = list
 			// pydantic writes an Enum class under $defs and refers to it; an
 			// inline enum is a typing.Literal.
-			n.enumClass = strings.HasPrefix(n.ptr, "/$defs/") || strings.HasPrefix(n.ptr, "/definitions/")
+			n.enumClass = isDefinition(n.ptr)
 		}
 	} else if cv, ok := o.Get("const"); ok {
 		n.isLiteral = true
@@ -682,7 +683,8 @@ func (c *schemaCompiler) resolve(ref string) (any, string, bool) {
 	if !ok {
 		return nil, "", false
 	}
-	if strings.Contains(frag, "%") {
+	frag, err := url.PathUnescape(frag)
+	if err != nil {
 		return nil, "", false
 	}
 	if frag != "" && !strings.HasPrefix(frag, "/") {
@@ -712,6 +714,17 @@ func (c *schemaCompiler) resolve(ref string) (any, string, bool) {
 		}
 	}
 	return cur, frag, true
+}
+
+// isDefinition reports whether ptr names an entry of $defs or
+// definitions itself, where pydantic puts its Enum classes and models.
+func isDefinition(ptr string) bool {
+	for _, p := range []string{"/$defs/", "/definitions/"} {
+		if rest, ok := strings.CutPrefix(ptr, p); ok {
+			return rest != "" && !strings.Contains(rest, "/")
+		}
+	}
+	return false
 }
 
 func escapePointer(s string) string {
@@ -789,11 +802,8 @@ func (n *node) coerce(v any, loc []any, st *vstate) (any, bool) {
 		return validateUnion(n.typeNodes, v, loc, st)
 	case len(n.types) == 1:
 		return n.validateType(n.types[0], v, loc, st)
-	case n.hasType && n.nullable && len(n.branches) == 0:
-		st.add(loc, "none_required", "Input should be None", v)
-		return nil, false
-	case n.nullable && len(n.branches) == 0 && !n.hasType:
-		// anyOf holding only null
+	case n.nullable:
+		// "type": "null", or an anyOf holding only null
 		st.add(loc, "none_required", "Input should be None", v)
 		return nil, false
 	}

@@ -378,8 +378,12 @@ func writeJSON(b *bytes.Buffer, v any, py bool) error {
 func jsonNumber(n json.Number, py bool) (string, error) {
 	s := string(n)
 	if !strings.ContainsAny(s, ".eE") {
-		if _, ok := new(big.Int).SetString(s, 10); !ok {
+		n, ok := new(big.Int).SetString(s, 10)
+		if !ok {
 			return "", fmt.Errorf("invalid JSON number %q", s)
+		}
+		if py {
+			return n.String(), nil // Python reads -0 as the integer 0
 		}
 		return s, nil
 	}
@@ -665,6 +669,11 @@ func ValueEqual(a, b any) bool {
 		}
 		if x == y {
 			return true
+		}
+		if !strings.ContainsAny(string(x), ".eE") && !strings.ContainsAny(string(y), ".eE") {
+			bx, ok1 := new(big.Int).SetString(string(x), 10)
+			by, ok2 := new(big.Int).SetString(string(y), 10)
+			return ok1 && ok2 && bx.Cmp(by) == 0
 		}
 		fx, e1 := strconv.ParseFloat(string(x), 64)
 		fy, e2 := strconv.ParseFloat(string(y), 64)

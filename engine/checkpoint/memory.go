@@ -51,6 +51,8 @@ type saved struct {
 type taskWrites struct {
 	task   string
 	writes []engine.PendingWrite
+	// slots holds engine.WriteSlot of each write.
+	slots []int
 }
 
 // NewMemory returns an empty in-memory checkpointer.
@@ -186,18 +188,38 @@ func (m *Memory) PutWrites(_ context.Context, cfg engine.CheckpointConfig, write
 	if t == nil || t.checkpoints[cfg.CheckpointID] == nil {
 		return fmt.Errorf("put writes of task %q in thread %q: no checkpoint %q", taskID, cfg.ThreadID, cfg.CheckpointID)
 	}
-	ws := make([]engine.PendingWrite, len(writes))
-	for i, w := range writes {
-		ws[i] = engine.PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value}
-	}
 	tasks := t.writes[cfg.CheckpointID]
+	pos := -1
 	for i := range tasks {
 		if tasks[i].task == taskID {
-			tasks[i].writes = ws
-			return nil
+			pos = i
 		}
 	}
-	t.writes[cfg.CheckpointID] = append(tasks, taskWrites{task: taskID, writes: ws})
+	if pos < 0 {
+		tasks = append(tasks, taskWrites{task: taskID})
+		pos = len(tasks) - 1
+	}
+	tw := &tasks[pos]
+	for i, w := range writes {
+		slot := engine.WriteSlot(w.Channel, i)
+		found := -1
+		for j, old := range tw.slots {
+			if old == slot {
+				found = j
+			}
+		}
+		pw := engine.PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value}
+		switch {
+		case found >= 0 && slot >= 0:
+			// a task's ordinary writes keep the first value put
+		case found >= 0:
+			tw.writes[found] = pw
+		default:
+			tw.writes = append(tw.writes, pw)
+			tw.slots = append(tw.slots, slot)
+		}
+	}
+	t.writes[cfg.CheckpointID] = tasks
 	return nil
 }
 

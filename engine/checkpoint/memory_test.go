@@ -299,13 +299,22 @@ func TestMemoryPutWrites(t *testing.T) {
 			want: []engine.PendingWrite{w("b", "messages", 1), w("b", "x", 2), w("a", "messages", 3)},
 		},
 		{
-			reason: "a task's second put replaces its writes and keeps its place",
+			reason: "a task's ordinary writes keep the first value put at each index (LangGraph's savers)",
 			puts: []put{
 				{"a", []engine.PendingWrite{w("", "c", 1), w("", "c", 2)}},
 				{"b", []engine.PendingWrite{w("", "c", 3)}},
 				{"a", []engine.PendingWrite{w("", "c", 4)}},
 			},
-			want: []engine.PendingWrite{w("a", "c", 4), w("b", "c", 3)},
+			want: []engine.PendingWrite{w("a", "c", 1), w("a", "c", 2), w("b", "c", 3)},
+		},
+		{
+			reason: "error, interrupt and resume writes have one slot each that a new write replaces",
+			puts: []put{
+				{"a", []engine.PendingWrite{w("", "__interrupt__", "i1")}},
+				{"a", []engine.PendingWrite{w("", "__resume__", "r1"), w("", "__error__", "e1")}},
+				{"a", []engine.PendingWrite{w("", "__resume__", "r2")}},
+			},
+			want: []engine.PendingWrite{w("a", "__interrupt__", "i1"), w("a", "__resume__", "r2"), w("a", "__error__", "e1")},
 		},
 		{
 			reason: "the taskID argument names the writes, whatever they carried",
@@ -313,12 +322,12 @@ func TestMemoryPutWrites(t *testing.T) {
 			want:   []engine.PendingWrite{w("real", "c", 1)},
 		},
 		{
-			reason: "an empty put clears a task's writes",
+			reason: "an empty put changes nothing",
 			puts: []put{
 				{"a", []engine.PendingWrite{w("", "c", 1)}},
 				{"a", nil},
 			},
-			want: nil,
+			want: []engine.PendingWrite{w("a", "c", 1)},
 		},
 	}
 	for _, tc := range tests {
