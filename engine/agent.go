@@ -407,7 +407,9 @@ func canJumpTo(m Middleware, k hookKind) []string {
 func (a *agent) build() (*Graph, error) {
 	schema := []Field{
 		MessagesField("messages"),
-		{Name: "jump_to", Ephemeral: true, Private: true},
+		// langchain 1.1.3's jump_to is not part of the input, but its last
+		// value shows in the output and the stream (the vectors show it).
+		{Name: "jump_to", Ephemeral: true, OmitFromInput: true},
 		{Name: "structured_response", OmitFromInput: true},
 	}
 	seen := map[string]bool{"messages": true, "jump_to": true, "structured_response": true}
