@@ -11,11 +11,15 @@ import (
 type middlewareBuilder func(opts *engine.Object, models map[string]engine.ChatModel) (engine.Middleware, error)
 
 // builderFor returns the builder for a langchain middleware class.
-func builderFor(typ string) middlewareBuilder {
+func builderFor(typ, langchain string) middlewareBuilder {
 	switch typ {
 	case "HumanInTheLoopMiddleware":
 		return buildHITL
-	case "ModelCallLimitMiddleware", "ToolCallLimitMiddleware", "TodoListMiddleware":
+	case "TodoListMiddleware":
+		return func(opts *engine.Object, _ map[string]engine.ChatModel) (engine.Middleware, error) {
+			return buildTodoList(opts, langchain)
+		}
+	case "ModelCallLimitMiddleware", "ToolCallLimitMiddleware":
 		return buildLimits(typ)
 	case "ToolRetryMiddleware", "ModelRetryMiddleware", "ModelFallbackMiddleware", "PIIMiddleware":
 		return buildRetryPII(typ)
@@ -27,7 +31,7 @@ func builderFor(typ string) middlewareBuilder {
 
 // buildMiddleware builds the vector's middleware list. Middleware classes
 // this build does not have make the vector unsupported (skipped).
-func buildMiddleware(raw any, models map[string]engine.ChatModel) ([]engine.Middleware, error) {
+func buildMiddleware(raw any, models map[string]engine.ChatModel, langchain string) ([]engine.Middleware, error) {
 	list, _ := raw.([]any)
 	var out []engine.Middleware
 	for i, e := range list {
@@ -36,7 +40,7 @@ func buildMiddleware(raw any, models map[string]engine.ChatModel) ([]engine.Midd
 			return nil, fmt.Errorf("middleware[%d]: expected an object", i)
 		}
 		typ := getStr(spec, "type")
-		b := builderFor(typ)
+		b := builderFor(typ, langchain)
 		if b == nil {
 			return nil, &unsupportedError{reason: fmt.Sprintf("middleware %s is not implemented yet", typ)}
 		}

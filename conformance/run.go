@@ -312,7 +312,7 @@ func (h *harness) build() error {
 				h.pydantic = getStr(getObj(rf, "schema"), "title")
 			}
 		}
-		mws, err := buildMiddleware(get(cfg, "middleware"), wrapped)
+		mws, err := buildMiddleware(get(cfg, "middleware"), wrapped, v.LangChain)
 		if err != nil {
 			return err
 		}

@@ -32,6 +32,9 @@ type Vector struct {
 	Graph       *engine.Object
 	FinalStore  []any
 	HasStore    bool
+	// LangChain is the langchain release that produced the vector
+	// (oracle_versions.langchain, e.g. "1.1.3 (release commit aa0f4fb92)").
+	LangChain string
 	// NondeterministicSteps are steps whose recorded texts embed IDs the
 	// Python run generated at random (e.g. message reprs in a summary
 	// prompt); UUIDs inside their strings match any UUID.
@@ -162,6 +165,12 @@ func Parse(data []byte) (*Vector, error) {
 					v.NondeterministicSteps[int(i)] = true
 				}
 			}
+		}
+	}
+	if ov, ok := o.Get("oracle_versions"); ok {
+		if ovo, ok := ov.(*engine.Object); ok {
+			lc, _ := ovo.Get("langchain")
+			v.LangChain, _ = lc.(string)
 		}
 	}
 	if fs, ok := o.Get("final_store"); ok {
