@@ -242,9 +242,13 @@ func (n *ToolNode) Invoke(ctx context.Context, input any) (any, error) {
 	if limit > 0 && limit < len(calls) {
 		sem = make(chan struct{}, limit)
 	}
-	if len(calls) == 1 {
+	switch {
+	case len(calls) == 1:
 		outputs[0], errs[0] = n.runOne(ctx, calls[0], states[0], kind, rt)
-	} else {
+	case n.opts.Wrap == nil:
+		// validate in this goroutine, run the tools in their own
+		n.runPrepared(ctx, calls, states, kind, rt, sem, outputs, errs)
+	default:
 		var wg sync.WaitGroup
 		for i := range calls {
 			wg.Add(1)
@@ -264,7 +268,45 @@ func (n *ToolNode) Invoke(ctx context.Context, input any) (any, error) {
 		}
 		wg.Wait()
 	}
-	// interrupts first, then the first error in call order
+	return n.collect(outputs, errs, kind)
+}
+
+// runPrepared prepares every call here, then runs the ready ones
+// concurrently: the validation's deep call stacks stay on this goroutine's
+// grown stack instead of growing a fresh stack per call.
+func (n *ToolNode) runPrepared(ctx context.Context, calls []ToolCall, states []State, kind inputKind, rt *Runtime, sem chan struct{}, outputs []any, errs []error) {
+	var wg sync.WaitGroup
+	for i, call := range calls {
+		req := ToolCallRequest{Call: call, State: states[i], Runtime: rt}
+		if j, ok := n.byName[call.Name]; ok {
+			req.Tool = n.tools[j]
+		}
+		p := n.prepare(req, kind)
+		if p.done {
+			outputs[i], errs[i] = p.out, p.err
+			continue
+		}
+		wg.Add(1)
+		go func(i int, p *preparedCall) {
+			defer wg.Done()
+			if sem != nil {
+				select {
+				case sem <- struct{}{}:
+					defer func() { <-sem }()
+				case <-ctx.Done():
+					errs[i] = ctx.Err()
+					return
+				}
+			}
+			outputs[i], errs[i] = n.finish(ctx, p, kind)
+		}(i, p)
+	}
+	wg.Wait()
+}
+
+// collect returns the node's output: the interrupts raised, else the first
+// error in call order, else the combined results.
+func (n *ToolNode) collect(outputs []any, errs []error, kind inputKind) (any, error) {
 	var interrupts []InterruptValue
 	for _, err := range errs {
 		var ie *InterruptError
@@ -388,19 +430,60 @@ func (n *ToolNode) runOne(ctx context.Context, call ToolCall, state State, kind 
 // execute validates and runs one call with the node's error handling
 // (ToolNode._execute_tool_sync).
 func (n *ToolNode) execute(ctx context.Context, req ToolCallRequest, kind inputKind) (any, error) {
+	p := n.prepare(req, kind)
+	if p.done {
+		return p.out, p.err
+	}
+	return n.finish(ctx, p, kind)
+}
+
+// preparedCall is a call validated and ready to run, or already answered
+// (unknown tool, invalid arguments).
+type preparedCall struct {
+	req  ToolCallRequest
+	def  ToolDef
+	inv  ToolInvocation
+	done bool
+	out  any
+	err  error
+}
+
+// prepare looks the tool up, injects arguments and validates them. It does
+// the CPU work of a call before the call gets its own goroutine.
+func (n *ToolNode) prepare(req ToolCallRequest, kind inputKind) *preparedCall {
+	p := &preparedCall{req: req}
 	call := req.Call
 	idx, ok := n.byName[call.Name]
-	if req.Tool == nil || !ok {
-		if req.Tool == nil {
-			names := make([]string, len(n.defs))
-			for i, d := range n.defs {
-				names[i] = d.Name
-			}
-			return Message{Type: TypeTool, Content: Text(fmt.Sprintf("Error: %s is not a valid tool, try one of [%s].", call.Name, strings.Join(names, ", "))), Name: call.Name, ToolCallID: call.ID, Status: StatusError}, nil
+	if req.Tool == nil {
+		names := make([]string, len(n.defs))
+		for i, d := range n.defs {
+			names[i] = d.Name
 		}
+		p.done = true
+		p.out = Message{Type: TypeTool, Content: Text(fmt.Sprintf("Error: %s is not a valid tool, try one of [%s].", call.Name, strings.Join(names, ", "))), Name: call.Name, ToolCallID: call.ID, Status: StatusError}
+		return p
+	}
+	if !ok {
 		idx = -1
 	}
-	result, def, err := n.invokeTool(ctx, idx, req, kind)
+	inv, def, result, err := n.validateCall(idx, req, kind)
+	p.def, p.inv = def, inv
+	if err != nil || result != nil {
+		p.done = true
+		p.out, p.err = n.settle(result, err, call, def, kind)
+	}
+	return p
+}
+
+// finish runs a prepared call and shapes its result.
+func (n *ToolNode) finish(ctx context.Context, p *preparedCall, kind inputKind) (any, error) {
+	result, err := n.runTool(ctx, p.req.Tool, p.def, p.inv)
+	return n.settle(result, err, p.req.Call, p.def, kind)
+}
+
+// settle applies the error handling to a call's outcome, or shapes its
+// result into a tool message.
+func (n *ToolNode) settle(result any, err error, call ToolCall, def ToolDef, kind inputKind) (any, error) {
 	if err != nil {
 		var ie *InterruptError
 		if errors.As(err, &ie) {
@@ -414,7 +497,9 @@ func (n *ToolNode) execute(ctx context.Context, req ToolCallRequest, kind inputK
 	return n.shapeResult(result, call, def, kind)
 }
 
-func (n *ToolNode) invokeTool(ctx context.Context, idx int, req ToolCallRequest, kind inputKind) (result any, def ToolDef, err error) {
+// validateCall injects arguments and validates them. A non-nil result is
+// the call's answer without running the tool (handled invalid arguments).
+func (n *ToolNode) validateCall(idx int, req ToolCallRequest, kind inputKind) (inv ToolInvocation, def ToolDef, result any, err error) {
 	call, rt, state := req.Call, req.Runtime, req.State
 	tool := req.Tool
 	def = tool.Definition()
@@ -428,22 +513,23 @@ func (n *ToolNode) invokeTool(ctx context.Context, idx int, req ToolCallRequest,
 			params = NewObject("type", "object", "properties", &Object{})
 		}
 		if schema, err = CompileSchema(def.Name, params); err != nil {
-			return nil, def, fmt.Errorf("tool %q: parameters: %w", def.Name, err)
+			return inv, def, nil, fmt.Errorf("tool %q: parameters: %w", def.Name, err)
 		}
 	}
-	injected := map[string]any{}
+	var injected map[string]any
 	args := call.Args
 	if args == nil {
 		args = &Object{}
 	}
 	modelArgs := args
 	if len(def.Inject) > 0 {
+		injected = make(map[string]any, len(def.Inject))
 		args = args.Clone()
 		for _, inj := range def.Inject {
 			args.Delete(inj.Arg)
 			v, err := n.injectValue(inj, call, state, kind, rt)
 			if err != nil {
-				return nil, def, err
+				return inv, def, nil, err
 			}
 			injected[inj.Arg] = v
 		}
@@ -451,26 +537,32 @@ func (n *ToolNode) invokeTool(ctx context.Context, idx int, req ToolCallRequest,
 	validated, verr := schema.Validate(args)
 	if verr != nil {
 		if def.HandleValidationError.Enabled {
-			return ToolResult{Content: def.HandleValidationError.content(verr), Status: StatusError}, def, nil
+			return inv, def, ToolResult{Content: def.HandleValidationError.content(verr), Status: StatusError}, nil
 		}
 		var ve *ValidationError
 		if n.opts.HandleToolErrors.InvalidArgsOnly && errors.As(verr, &ve) {
-			return nil, def, newToolInvocationError(call.Name, modelArgs, ve)
+			return inv, def, nil, newToolInvocationError(call.Name, modelArgs, ve)
 		}
-		return nil, def, verr
+		return inv, def, nil, verr
 	}
 	vargs, _ := validated.(*Object)
-	inv := ToolInvocation{Call: ToolCall{Name: call.Name, Args: vargs, ID: call.ID}, Injected: injected, Runtime: rt}
+	inv = ToolInvocation{Call: ToolCall{Name: call.Name, Args: vargs, ID: call.ID}, Injected: injected, Runtime: rt}
+	return inv, def, nil, nil
+}
+
+// runTool calls the tool, turning a panic into an error and applying the
+// tool's own handle_tool_error to ToolExceptions.
+func (n *ToolNode) runTool(ctx context.Context, tool Tool, def ToolDef, inv ToolInvocation) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = NewError("Exception", fmt.Sprintf("tool %q panicked: %v\n%s", call.Name, p, debug.Stack()))
+			err = NewError("Exception", fmt.Sprintf("tool %q panicked: %v\n%s", inv.Call.Name, p, debug.Stack()))
 		}
 	}()
 	result, err = tool.Invoke(ctx, inv)
 	if err != nil && def.HandleToolError.Enabled && isKind(err, "ToolException") {
-		return ToolResult{Content: def.HandleToolError.content(err), Status: StatusError}, def, nil
+		return ToolResult{Content: def.HandleToolError.content(err), Status: StatusError}, nil
 	}
-	return result, def, err
+	return result, err
 }
 
 func (n *ToolNode) injectValue(inj Injection, call ToolCall, state State, kind inputKind, rt *Runtime) (any, error) {
