@@ -1,12 +1,10 @@
 // Package llm holds agenteval's implementations of engine.ChatModel.
 //
-// Today it has one: Scripted, a deterministic model that answers with
-// responses listed in advance. Tests, conformance vectors and scenario
-// files use it to stand in for a real provider, so a run of the engine is
-// reproducible call for call. Models that talk to real providers
-// (OpenAI-compatible Chat Completions, Anthropic Messages) will join it
-// here, each taking an injected *http.Client so cassettes can sit
-// underneath.
+// Scripted is a deterministic model that answers with responses listed in
+// advance. Tests, conformance vectors and scenario files use it to stand
+// in for a real provider, so a run of the engine is reproducible call for
+// call. OpenAI and Anthropic talk to real providers (see Providers below),
+// each over an injected *http.Client so a cassette can sit underneath.
 //
 // # Scripts
 //
@@ -54,4 +52,53 @@
 // the context's error without being recorded and without using up a
 // response, as a request that never reached a provider would. Each answer
 // is a fresh copy that the caller may keep and change.
+//
+// # Providers
+//
+// OpenAI speaks the Chat Completions API through the official openai-go
+// SDK, to OpenAI or to any compatible server by base URL; Anthropic speaks
+// the Messages API through anthropic-sdk-go. New maps a name to one:
+// "openai:gpt-4.1-mini", "anthropic:claude-sonnet-4-5",
+// "openai-compatible:<model>" with a base URL, reading OPENAI_API_KEY,
+// OPENAI_BASE_URL, ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL through
+// Options.LookupEnv. A live model without a key is an error; a replaying
+// one (Options.Replay) sends no key and never retries, since a retry
+// would spend a recorded interaction.
+//
+// Messages are converted as langchain-openai and langchain-anthropic
+// convert them, and answers come back as the AI message LangChain builds:
+// content, tool calls with their arguments parsed in key order (arguments
+// that do not parse become invalid tool calls, with LangChain's error
+// layout), usage_metadata with LangChain's token details, and
+// response_metadata (model_provider, model_name, id, finish_reason or
+// stop_reason). Streams (Config.Stream, or the request option
+// "stream": true) are assembled into the same message; their pieces go to
+// Config.OnChunk and to a ChunkFunc put in the context with
+// WithChunkFunc. Error statuses become an *APIError that unwraps to an
+// *engine.Error named like the Python SDK's exception
+// (AuthenticationError, RateLimitError, ...).
+//
+// Quirks of real servers are absorbed: a tool call without an id gets a
+// deterministic invented one ("call_" + 24 hex digits of a hash of the
+// response), a repeated id within one message is replaced on the later
+// calls, a streamed tool-call delta repeated with the same id and name
+// (Kimi) is not appended twice, deltas without "type" (Mistral), usage on
+// the finish chunk or in a usage-only chunk, and unknown fields
+// ("obfuscation", "x_groq", "extra_content") are all read.
+//
+// Deliberate differences from LangChain: the provider's response id goes
+// to response_metadata["id"], not to the message ID (the engine assigns
+// message IDs, and some servers reuse response ids); a streamed answer
+// has the same shape as an unstreamed one (no "index" or "partial_json"
+// in Anthropic blocks); arguments that are valid JSON but not an object
+// are invalid tool calls; Anthropic's invalid tool calls are not sent
+// back (tool_use needs an input object). Not supported yet: n > 1 (only
+// the first choice is read), the OpenAI Responses API, audio and the
+// legacy function_call field, Anthropic's server tools and citations
+// beyond passing their blocks through, and response_format on Anthropic
+// (the engine uses a structured-output tool instead).
+//
+// PriceTable and DefaultPrices turn usage into cost, and
+// ParseRecordedResponse reads a recorded response body of either API, so
+// a replay can report what a live run would have cost.
 package llm

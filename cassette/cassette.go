@@ -1,0 +1,194 @@
+package cassette
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	vcr "github.com/dnaeon/go-vcr/v2/cassette"
+	"gopkg.in/yaml.v3"
+)
+
+// Layout names the YAML layout of a cassette file.
+type Layout string
+
+// The layouts Load and Import recognise.
+const (
+	// LayoutUnknown is a file that is not a cassette.
+	LayoutUnknown Layout = ""
+	// LayoutGoVCR2 is go-vcr v2's layout (version 1), the one this package
+	// reads and writes.
+	LayoutGoVCR2 Layout = "go-vcr-v2"
+	// LayoutGoVCR4 is go-vcr v3/v4's layout (version 2): interactions
+	// carry an id and request/response proto fields.
+	LayoutGoVCR4 Layout = "go-vcr-v4"
+	// LayoutVcrpyHTTPX is vcrpy's httpx-stub layout: response.content and
+	// response.status_code, request.uri.
+	LayoutVcrpyHTTPX Layout = "vcrpy-httpx"
+	// LayoutVcrpyRequests is vcrpy's requests/aiohttp layout:
+	// response.body.string (possibly !!binary gzip) and
+	// response.status.code, request.uri.
+	LayoutVcrpyRequests Layout = "vcrpy-requests"
+	// LayoutVcrpyParsed is pydantic-ai's vcrpy serializer: JSON bodies as
+	// YAML maps under request.parsed_body and response.parsed_body.
+	LayoutVcrpyParsed Layout = "vcrpy-parsed-body"
+)
+
+// describe says in words what a layout looks like, for error messages.
+func (l Layout) describe() string {
+	switch l {
+	case LayoutGoVCR2:
+		return "a go-vcr v2 cassette"
+	case LayoutGoVCR4:
+		return "a go-vcr v3/v4 cassette (version 2, interactions with id and proto fields)"
+	case LayoutVcrpyHTTPX:
+		return "a vcrpy cassette in the httpx layout (request.uri, response.content, response.status_code)"
+	case LayoutVcrpyRequests:
+		return "a vcrpy cassette in the requests layout (request.uri, response.body.string, response.status.code)"
+	case LayoutVcrpyParsed:
+		return "a vcrpy cassette in pydantic-ai's layout (request.parsed_body, response.parsed_body)"
+	}
+	return "not a cassette"
+}
+
+// Cassette is a list of recorded HTTP interactions in go-vcr v2's data
+// model. Interactions are stored decoded (no gzip) and scrubbed.
+type Cassette struct {
+	// Path is the file the cassette was read from or will be written to.
+	Path string
+	// Interactions in recording order.
+	Interactions []*vcr.Interaction
+	// Lines holds the line of each interaction in Path (0 when unknown,
+	// such as for interactions recorded in this run).
+	Lines []int
+}
+
+// line returns the line of interaction i, or 0.
+func (c *Cassette) line(i int) int {
+	if i < len(c.Lines) {
+		return c.Lines[i]
+	}
+	return 0
+}
+
+// file is the YAML document of a go-vcr v2 cassette.
+type file struct {
+	Version      int                `yaml:"version"`
+	Interactions []*vcr.Interaction `yaml:"interactions"`
+}
+
+// Marshal returns the cassette as a go-vcr v2 YAML file (version 1), which
+// go-vcr v2's own cassette.Load reads too. Header keys come out sorted, so
+// the same interactions always give the same bytes.
+func (c *Cassette) Marshal() ([]byte, error) {
+	f := file{Version: 1, Interactions: c.Interactions}
+	if f.Interactions == nil {
+		f.Interactions = []*vcr.Interaction{}
+	}
+	var buf bytes.Buffer
+	buf.WriteString("---\n")
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(4)
+	if err := enc.Encode(f); err != nil {
+		return nil, fmt.Errorf("encode cassette %s: %w", c.Path, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("encode cassette %s: %w", c.Path, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Save writes the cassette to path after scrubbing a copy of every
+// interaction and checking that no credential is left. Unless overwrite
+// is set it refuses to replace an existing file (the error wraps
+// ErrCassetteExists). The file appears atomically: a reader sees the old
+// file or the whole new one.
+func (c *Cassette) Save(path string, overwrite bool) error {
+	out := &Cassette{Path: path, Interactions: make([]*vcr.Interaction, len(c.Interactions))}
+	var problems []Problem
+	for n, i := range c.Interactions {
+		s := Scrub(i)
+		out.Interactions[n] = s
+		problems = append(problems, scanInteraction(path, s, fmt.Sprintf("interactions[%d]", n), func(string) int { return 0 })...)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("save %s: refusing to write a credential: %w", path, &FormatError{Path: path, Layout: LayoutGoVCR2, Problems: problems})
+	}
+	data, err := out.Marshal()
+	if err != nil {
+		return err
+	}
+	return writeFile(path, data, overwrite)
+}
+
+// writeFile writes data to path through a temporary file in the same
+// folder, then links it into place (no clobbering) or renames it over
+// the old file (overwrite).
+func writeFile(path string, data []byte, overwrite bool) error {
+	if !overwrite {
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("save %s: %w (record mode never overwrites or appends; delete the file or allow overwriting)", path, ErrCassetteExists)
+		}
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	tmpName := tmp.Name()
+	defer os.Remove(tmpName)
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	if overwrite {
+		if err := os.Rename(tmpName, path); err != nil {
+			return fmt.Errorf("save %s: %w", path, err)
+		}
+		return nil
+	}
+	if err := os.Link(tmpName, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("save %s: %w (it appeared while recording)", path, ErrCassetteExists)
+		}
+		// No hard links here: fall back to an exclusive create.
+		f, cerr := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if cerr != nil {
+			if errors.Is(cerr, fs.ErrExist) {
+				return fmt.Errorf("save %s: %w (it appeared while recording)", path, ErrCassetteExists)
+			}
+			return fmt.Errorf("save %s: %w", path, cerr)
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			return fmt.Errorf("save %s: %w", path, err)
+		}
+		return f.Close()
+	}
+	return nil
+}
+
+// Durations returns the recorded latency of every interaction, in order:
+// what a live run waited for each response. Replay never sleeps; bench
+// and reports read latency from here.
+func (c *Cassette) Durations() []time.Duration {
+	out := make([]time.Duration, len(c.Interactions))
+	for i, in := range c.Interactions {
+		out[i] = in.Response.Duration
+	}
+	return out
+}

@@ -1,0 +1,380 @@
+package cassette
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	vcr "github.com/dnaeon/go-vcr/v2/cassette"
+)
+
+// Options configures a Recorder. The zero value replays the cassette and
+// never touches the network.
+type Options struct {
+	// Mode is what the recorder does; the zero value is ModeReplay.
+	Mode Mode
+	// Scenario names the scenario in errors ("cassette: scenario
+	// \"weather\": ...").
+	Scenario string
+	// Transport carries requests to the real servers in record,
+	// replay-or-record and live mode; nil means http.DefaultTransport.
+	// Replay mode never uses it: its transport fails every request.
+	Transport http.RoundTripper
+	// Overwrite lets record mode replace an existing cassette file.
+	Overwrite bool
+	// IgnoreFields lists dotted JSON paths left out of body matching, on
+	// top of the built-in equivalences, with "*" for any key or index:
+	// "max_tokens", "messages.*.content.*.cache_control". Use it for
+	// cassettes recorded by another client whose requests carry fields
+	// the engine does not send. A lone "*" ignores the whole body.
+	IgnoreFields []string
+	// IgnoreQuery leaves the URL query out of matching.
+	IgnoreQuery bool
+	// Now reads the clock for recorded latency; nil means time.Now. Tests
+	// set it to record reproducible files.
+	Now func() time.Time
+}
+
+// Call is one request a Recorder served.
+type Call struct {
+	// Interaction is the index of the interaction that answered it.
+	Interaction int
+	// Recorded is true when the request went to the real server in this
+	// run (record and replay-or-record modes).
+	Recorded bool
+	Method   string
+	URL      string
+	// Code is the response's status code.
+	Code int
+	// Duration is the recorded latency of the interaction: what a live
+	// run waited. Replay never sleeps.
+	Duration time.Duration
+}
+
+// Recorder is an http.RoundTripper that replays and records a cassette.
+// It is safe for concurrent use. Each interaction answers at most one
+// request: a request takes the first unused interaction that matches, in
+// recording order.
+type Recorder struct {
+	opts   Options
+	path   string
+	real   http.RoundTripper
+	ignore []fieldPath
+	now    func() time.Time
+
+	mu       sync.Mutex
+	cassette *Cassette
+	keys     []requestKey
+	used     []bool
+	calls    []Call
+	dirty    bool
+	stopped  bool
+}
+
+// Open returns a recorder for the cassette at path. Replay mode loads and
+// validates the file (a missing file wraps ErrCassetteNotFound); record
+// mode refuses an existing file unless Options.Overwrite (wrapping
+// ErrCassetteExists); replay-or-record loads the file when it exists;
+// live mode reads nothing.
+func Open(path string, opts Options) (*Recorder, error) {
+	r := &Recorder{opts: opts, path: path, ignore: parseFieldPaths(opts.IgnoreFields), now: opts.Now}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	r.real = opts.Transport
+	if r.real == nil {
+		r.real = http.DefaultTransport
+	}
+	c := &Cassette{Path: path}
+	switch opts.Mode {
+	case ModeReplay:
+		r.real = noNetwork{}
+		loaded, err := Load(path)
+		if err != nil {
+			return nil, r.wrap(err)
+		}
+		c = loaded
+	case ModeRecord:
+		if !opts.Overwrite {
+			if _, err := os.Lstat(path); err == nil {
+				return nil, r.wrap(fmt.Errorf("record %s: %w (record mode writes a fresh cassette: delete it, or use replay-or-record)", path, ErrCassetteExists))
+			}
+		}
+	case ModeReplayOrRecord:
+		loaded, err := Load(path)
+		switch {
+		case err == nil:
+			c = loaded
+		case errors.Is(err, ErrCassetteNotFound):
+		default:
+			return nil, r.wrap(err)
+		}
+	case ModeLive:
+	default:
+		return nil, fmt.Errorf("cassette %s: unknown mode %v", path, opts.Mode)
+	}
+	r.cassette = c
+	r.keys = make([]requestKey, len(c.Interactions))
+	for i, in := range c.Interactions {
+		r.keys[i] = newRequestKey(in.Request.Method, in.Request.URL, in.Request.Body, r.ignore, opts.IgnoreQuery)
+	}
+	r.used = make([]bool, len(c.Interactions))
+	return r, nil
+}
+
+// Replay returns a replaying recorder over a cassette already in memory
+// (an imported one, say); c.Path names it in errors. opts.Mode is
+// ignored: the recorder only replays.
+func Replay(c *Cassette, opts Options) *Recorder {
+	r := &Recorder{opts: opts, path: c.Path, ignore: parseFieldPaths(opts.IgnoreFields), now: opts.Now, real: noNetwork{}}
+	r.opts.Mode = ModeReplay
+	if r.now == nil {
+		r.now = time.Now
+	}
+	r.cassette = &Cassette{Path: c.Path, Interactions: append([]*vcr.Interaction(nil), c.Interactions...), Lines: append([]int(nil), c.Lines...)}
+	r.keys = make([]requestKey, len(c.Interactions))
+	for i, in := range c.Interactions {
+		r.keys[i] = newRequestKey(in.Request.Method, in.Request.URL, in.Request.Body, r.ignore, opts.IgnoreQuery)
+	}
+	r.used = make([]bool, len(c.Interactions))
+	return r
+}
+
+func (r *Recorder) wrap(err error) error {
+	if err == nil || r.opts.Scenario == "" {
+		return err
+	}
+	return fmt.Errorf("scenario %q: %w", r.opts.Scenario, err)
+}
+
+// Mode returns the recorder's mode.
+func (r *Recorder) Mode() Mode { return r.opts.Mode }
+
+// Client returns an *http.Client that sends its requests through r, for
+// option.WithHTTPClient.
+func (r *Recorder) Client() *http.Client { return &http.Client{Transport: r} }
+
+// noNetwork is replay mode's real transport: it fails every request, so a
+// replaying recorder cannot open a connection even by mistake.
+type noNetwork struct{}
+
+func (noNetwork) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	return nil, fmt.Errorf("cassette: replay mode never opens a connection (%s %s)", req.Method, req.URL.Redacted())
+}
+
+// RoundTrip answers req from the cassette or sends it on, as the mode
+// says. It reads and closes req.Body and changes nothing else in req.
+func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	if r.opts.Mode == ModeLive {
+		return r.real.RoundTrip(req)
+	}
+	if err := req.Context().Err(); err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	var body []byte
+	if req.Body != nil && req.Body != http.NoBody {
+		var err error
+		body, err = io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("cassette %s: read request body: %w", r.path, err)
+		}
+	}
+	if r.opts.Mode == ModeReplay || r.opts.Mode == ModeReplayOrRecord {
+		key := newRequestKey(req.Method, req.URL.String(), string(body), r.ignore, r.opts.IgnoreQuery)
+		r.mu.Lock()
+		for i, k := range r.keys {
+			if !r.used[i] && k.equal(key) {
+				r.used[i] = true
+				in := r.cassette.Interactions[i]
+				r.calls = append(r.calls, Call{Interaction: i, Method: req.Method, URL: req.URL.String(), Code: in.Response.Code, Duration: in.Response.Duration})
+				r.mu.Unlock()
+				return respond(req, in), nil
+			}
+		}
+		if r.opts.Mode == ModeReplay {
+			err := r.miss(req, key)
+			r.mu.Unlock()
+			return nil, err
+		}
+		r.mu.Unlock()
+	}
+	return r.record(req, body)
+}
+
+// record sends the request to the real transport, stores a scrubbed,
+// decoded copy of the exchange and answers with that copy, so a recording
+// run sees exactly what a later replay will.
+func (r *Recorder) record(req *http.Request, body []byte) (*http.Response, error) {
+	out := req.Clone(req.Context())
+	out.Header = req.Header.Clone()
+	if body != nil {
+		out.Body = io.NopCloser(bytes.NewReader(body))
+		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		out.ContentLength = int64(len(body))
+	}
+	start := r.now()
+	resp, err := r.real.RoundTrip(out)
+	if err != nil {
+		return nil, err
+	}
+	respBody, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("cassette %s: read response body: %w", r.path, err)
+	}
+	elapsed := r.now().Sub(start)
+	in := &vcr.Interaction{
+		Request: vcr.Request{
+			Body:    string(body),
+			Headers: req.Header.Clone(),
+			URL:     req.URL.String(),
+			Method:  req.Method,
+		},
+		Response: vcr.Response{
+			Body:     string(respBody),
+			Headers:  resp.Header.Clone(),
+			Status:   resp.Status,
+			Code:     resp.StatusCode,
+			Duration: elapsed,
+		},
+	}
+	if err := decodeBodies(in); err != nil {
+		return nil, fmt.Errorf("cassette %s: %w", r.path, err)
+	}
+	stored := Scrub(in)
+	key := newRequestKey(stored.Request.Method, stored.Request.URL, stored.Request.Body, r.ignore, r.opts.IgnoreQuery)
+	r.mu.Lock()
+	idx := len(r.cassette.Interactions)
+	r.cassette.Interactions = append(r.cassette.Interactions, stored)
+	r.cassette.Lines = append(r.cassette.Lines, 0)
+	r.keys = append(r.keys, key)
+	r.used = append(r.used, true)
+	r.calls = append(r.calls, Call{Interaction: idx, Recorded: true, Method: req.Method, URL: req.URL.String(), Code: stored.Response.Code, Duration: elapsed})
+	r.dirty = true
+	r.mu.Unlock()
+	return respond(req, stored), nil
+}
+
+// respond builds the response to req from a recorded interaction. The
+// recorded latency is not waited for.
+func respond(req *http.Request, in *vcr.Interaction) *http.Response {
+	h := in.Response.Headers.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	status := in.Response.Status
+	if status == "" {
+		status = statusLine(in.Response.Code, "")
+	} else if !strings.HasPrefix(status, strconv.Itoa(in.Response.Code)) {
+		status = strconv.Itoa(in.Response.Code) + " " + status
+	}
+	return &http.Response{
+		Status:        status,
+		StatusCode:    in.Response.Code,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        h,
+		Body:          io.NopCloser(strings.NewReader(in.Response.Body)),
+		ContentLength: int64(len(in.Response.Body)),
+		Request:       req,
+	}
+}
+
+// miss builds the error for a request no unused interaction matched.
+// The caller holds r.mu.
+func (r *Recorder) miss(req *http.Request, key requestKey) error {
+	e := &MissError{Scenario: r.opts.Scenario, Path: r.path, Method: req.Method, URL: req.URL.Redacted()}
+	best, bestD := -1, 0
+	for i, k := range r.keys {
+		d := k.distance(key)
+		if r.used[i] {
+			d++ // prefer an unused interaction on a tie
+		}
+		if best < 0 || d < bestD {
+			best, bestD = i, d
+		}
+	}
+	if best < 0 {
+		return e
+	}
+	in := r.cassette.Interactions[best]
+	rec := r.keys[best]
+	n := &Nearest{Index: best, Line: r.cassette.line(best), Method: in.Request.Method, URL: in.Request.URL, Used: r.used[best], Differences: rec.differences(key)}
+	if rec.body != key.body {
+		n.Diff = formatDiff(rec.body, key.body, 3, 80)
+	}
+	e.Closest = n
+	return e
+}
+
+// Calls returns the requests served so far, in the order they were
+// answered.
+func (r *Recorder) Calls() []Call {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Call(nil), r.calls...)
+}
+
+// Unused returns the indexes of interactions no request has used: after
+// a replay, a non-empty list means the scenario made fewer calls than
+// were recorded.
+func (r *Recorder) Unused() []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []int
+	for i, u := range r.used {
+		if !u {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Cassette returns a copy of the cassette as it stands: loaded
+// interactions plus those recorded in this run.
+func (r *Recorder) Cassette() *Cassette {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return &Cassette{
+		Path:         r.cassette.Path,
+		Interactions: append([]*vcr.Interaction(nil), r.cassette.Interactions...),
+		Lines:        append([]int(nil), r.cassette.Lines...),
+	}
+}
+
+// Stop ends the recording. Record mode writes the cassette (also when no
+// request was made, so a stale file can never stand in for this run);
+// replay-or-record mode rewrites it when something new was recorded;
+// replay and live write nothing. Stop is idempotent.
+func (r *Recorder) Stop() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped {
+		return nil
+	}
+	r.stopped = true
+	switch r.opts.Mode {
+	case ModeRecord:
+		return r.wrap(r.cassette.Save(r.path, r.opts.Overwrite))
+	case ModeReplayOrRecord:
+		if r.dirty {
+			return r.wrap(r.cassette.Save(r.path, true))
+		}
+	}
+	return nil
+}
