@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"iter"
 	"regexp"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -853,7 +852,7 @@ func (r *run) drainCustom() {
 func (r *run) execTask(t *task) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("node %q panicked: %v\n%s", t.name, p, debug.Stack())
+			err = fmt.Errorf("node %q panicked: %v", t.name, p)
 		}
 	}()
 	rt := &Runtime{

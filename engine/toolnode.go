@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"sync"
 )
@@ -555,7 +554,7 @@ func (n *ToolNode) validateCall(idx int, req ToolCallRequest, kind inputKind) (i
 func (n *ToolNode) runTool(ctx context.Context, tool Tool, def ToolDef, inv ToolInvocation) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = NewError("Exception", fmt.Sprintf("tool %q panicked: %v\n%s", inv.Call.Name, p, debug.Stack()))
+			err = NewError("Exception", fmt.Sprintf("tool %q panicked: %v", inv.Call.Name, p))
 		}
 	}()
 	result, err = tool.Invoke(ctx, inv)

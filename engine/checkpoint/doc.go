@@ -3,10 +3,16 @@
 // BaseCheckpointSaver) and engine.Store (long-term memory shared across
 // threads, LangGraph's BaseStore).
 //
-// Today both are in memory: Memory follows LangGraph's InMemorySaver and
-// MemoryStore its InMemoryStore. A SQLite checkpointer (embedded, pure Go)
-// will join them here. All are safe for concurrent use; the in-memory ones
-// never block, so they ignore their context.
+// Memory follows LangGraph's InMemorySaver and MemoryStore its
+// InMemoryStore; SQLite (OpenSQLite, pure Go modernc.org/sqlite, WAL, one
+// transaction per Put and per PutWrites, a versioned schema with
+// migrations) is the durable checkpointer and, through SQLite.Store, the
+// durable store. SQLite writes only what changed: a channel whose version
+// did not change is not rewritten, and a message list stores only the
+// messages a step added (Checkpoint.ListPrefix), so a step's cost stays flat
+// as the thread grows. All are safe for concurrent use; the in-memory ones
+// never block, so they ignore their context. The checkpointtest package is
+// the conformance suite every implementation runs.
 //
 // # Memory
 //
@@ -29,8 +35,9 @@
 // "Newest" means the greatest ID, as in InMemorySaver: GetTuple without a
 // checkpoint ID returns it, and List returns checkpoints by descending ID,
 // after the Before, Source and Limit options. PutWrites stores a task's
-// writes against an existing checkpoint, replacing the task's earlier
-// writes there; a tuple's PendingWrites are grouped by task in the order
+// writes against an existing checkpoint in LangGraph's slots (see
+// engine.WriteSlot: error, interrupt and resume writes replace the task's
+// earlier one, other writes keep the first value put); a tuple's PendingWrites are grouped by task in the order
 // each task first wrote, each task's writes in their own order.
 //
 // Stored data is copied on the way in and out: the maps of a checkpoint

@@ -283,6 +283,7 @@ func copyCheckpoint(cp *engine.Checkpoint) *engine.Checkpoint {
 		}
 	}
 	c.UpdatedChannels = slices.Clone(cp.UpdatedChannels)
+	c.ListPrefix = maps.Clone(cp.ListPrefix)
 	return &c
 }
 

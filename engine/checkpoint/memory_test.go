@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenteval/agenteval/engine"
 	"github.com/agenteval/agenteval/engine/checkpoint"
+	"github.com/agenteval/agenteval/engine/checkpoint/checkpointtest"
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
@@ -642,4 +643,12 @@ func propMemoryListNewestFirst(t *rapid.T) {
 			}
 		}
 	}
+}
+
+// TestMemoryConformance runs the shared checkpointer and store suites
+// against Memory and MemoryStore.
+func TestMemoryConformance(t *testing.T) {
+	t.Parallel()
+	checkpointtest.Run(t, func(*testing.T) engine.Checkpointer { return checkpoint.NewMemory() })
+	checkpointtest.RunStore(t, func(_ *testing.T, clock engine.Clock) engine.Store { return checkpoint.NewMemoryStore(clock) })
 }
