@@ -13,16 +13,6 @@ import (
 	"github.com/agenteval/agenteval/engine/llm"
 )
 
-// setup is what a vector's top level builds: tools, models, persistence.
-type setup struct {
-	tools  []engine.Tool
-	models map[string]*llm.Scripted
-	// modelOrder lists model names in the order their calls are reported.
-	modelOrder []string
-	store      engine.Store
-	saver      engine.Checkpointer
-}
-
 func get(o *engine.Object, k string) any {
 	v, _ := o.Get(k)
 	return v

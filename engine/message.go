@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -585,11 +584,4 @@ func (tc ToolCall) PyDictRepr() string {
 	o := tc.ToValue()
 	o.Set("type", "tool_call")
 	return PyRepr(o)
-}
-
-// messagesEqualJSON is a cheap equality used by tests and reducers.
-func messagesEqualJSON(a, b Message) bool {
-	x, _ := MarshalValue(a.ToValue())
-	y, _ := MarshalValue(b.ToValue())
-	return bytes.Equal(x, y)
 }

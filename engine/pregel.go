@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -1437,6 +1436,3 @@ func (r *run) exitInterrupted(nodeInterrupts []InterruptValue) error {
 	}
 	return nil
 }
-
-// trimNS keeps error texts on one line for wrapping.
-func trimNS(s string) string { return strings.TrimSpace(s) }
