@@ -245,7 +245,6 @@ func (n *ToolNode) Invoke(ctx context.Context, input any) (any, error) {
 	case len(calls) == 1:
 		outputs[0], errs[0] = n.runOne(ctx, calls[0], states[0], kind, rt)
 	case n.opts.Wrap == nil:
-		// validate in this goroutine, run the tools in their own
 		n.runPrepared(ctx, calls, states, kind, rt, sem, outputs, errs)
 	default:
 		var wg sync.WaitGroup
@@ -270,9 +269,9 @@ func (n *ToolNode) Invoke(ctx context.Context, input any) (any, error) {
 	return n.collect(outputs, errs, kind)
 }
 
-// runPrepared prepares every call here, then runs the ready ones
-// concurrently: the validation's deep call stacks stay on this goroutine's
-// grown stack instead of growing a fresh stack per call.
+// runPrepared runs every call on a goroutine of its own, started at once:
+// with tools that wait (network, disk), the last call of a large batch must
+// not wait for the validation of all the others before it starts.
 func (n *ToolNode) runPrepared(ctx context.Context, calls []ToolCall, states []State, kind inputKind, rt *Runtime, sem chan struct{}, outputs []any, errs []error) {
 	var wg sync.WaitGroup
 	for i, call := range calls {
@@ -280,13 +279,8 @@ func (n *ToolNode) runPrepared(ctx context.Context, calls []ToolCall, states []S
 		if j, ok := n.byName[call.Name]; ok {
 			req.Tool = n.tools[j]
 		}
-		p := n.prepare(req, kind)
-		if p.done {
-			outputs[i], errs[i] = p.out, p.err
-			continue
-		}
 		wg.Add(1)
-		go func(i int, p *preparedCall) {
+		go func(i int, req ToolCallRequest) {
 			defer wg.Done()
 			if sem != nil {
 				select {
@@ -297,8 +291,13 @@ func (n *ToolNode) runPrepared(ctx context.Context, calls []ToolCall, states []S
 					return
 				}
 			}
+			p := n.prepare(req, kind)
+			if p.done {
+				outputs[i], errs[i] = p.out, p.err
+				return
+			}
 			outputs[i], errs[i] = n.finish(ctx, p, kind)
-		}(i, p)
+		}(i, req)
 	}
 	wg.Wait()
 }

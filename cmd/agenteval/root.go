@@ -44,6 +44,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newConformanceCmd())
+	root.AddCommand(newBenchCmd())
 	root.AddCommand(newCassetteCmd())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &usageError{err: fmt.Errorf("%w\nrun '%s --help' for usage", err, cmd.CommandPath())}

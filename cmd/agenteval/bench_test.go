@@ -1,0 +1,234 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenteval/agenteval/bench"
+)
+
+// tinyBench are flags that make a bench run as short as it can be: the
+// figures mean nothing, the shape of the output does.
+var tinyBench = []string{"--count", "2", "--sample-time", "1ms", "--warmup", "1ms"}
+
+func TestBenchUsage(t *testing.T) {
+	dir := t.TempDir()
+	valid := filepath.Join(dir, "ok.json")
+	rep := &bench.Report{Schema: bench.Schema, Results: []bench.Result{{Workload: "W1", Params: bench.Params{{Key: "n", Value: 1}}, Metric: "ns_per_call", Median: 1, Samples: []float64{1}}}}
+	f, err := os.Create(valid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteJSON(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	notReport := filepath.Join(dir, "other.json")
+	if err := os.WriteFile(notReport, []byte(`{"schema": "k6/v1"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		reason     string
+		args       []string
+		wantCode   int
+		wantOut    string
+		wantErrOut string
+	}{
+		{"help lists the workloads and examples", []string{"bench", "--help"}, 0, "agenteval bench --quick", ""},
+		{"compare has its own help with the threshold syntax", []string{"bench", "compare", "--help"}, 0, "W1[n=256].allocs_per_call<4", ""},
+		{"unknown workloads are named", []string{"bench", "--workload", "W1,W9"}, 2, "", `unknown workload "W9"`},
+		{"a stray argument is a usage error with a hint", []string{"bench", "W1"}, 2, "", "did you mean 'agenteval bench compare'"},
+		{"negative counts are refused", []string{"bench", "--count", "-1"}, 2, "", "count -1 is negative"},
+		{"compare needs two files", []string{"bench", "compare", valid}, 2, "", "expected OLD.json and NEW.json, got 1"},
+		{"a missing file is an input error", []string{"bench", "compare", valid, filepath.Join(dir, "nope.json")}, 2, "", "no such file or directory"},
+		{"another schema is refused", []string{"bench", "compare", valid, notReport}, 2, "", `schema "k6/v1": expected "agenteval.bench/v1"`},
+		{"a malformed threshold is a usage error", []string{"bench", "compare", "--threshold", "W1.ns_per_call=600", valid, valid}, 2, "", "expected WORKLOAD"},
+		{"a threshold that matches nothing must not pass silently", []string{"bench", "compare", "--threshold", "W1.ns_per_cal<=600", valid, valid}, 2, "", "threshold matches no result"},
+		{"identical reports: no change, thresholds hold", []string{"bench", "compare", "--threshold", "W1.ns_per_call:ratio<=1", valid, valid}, 0, "all 1 threshold checks hold", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.reason, func(t *testing.T) {
+			code, out, errOut := runCLI(tc.args...)
+			if code != tc.wantCode {
+				t.Errorf("exit code = %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.wantCode, out, errOut)
+			}
+			if tc.wantOut != "" && !strings.Contains(out, tc.wantOut) {
+				t.Errorf("stdout lacks %q:\n%s", tc.wantOut, out)
+			}
+			if tc.wantErrOut != "" && !strings.Contains(errOut, tc.wantErrOut) {
+				t.Errorf("stderr lacks %q:\n%s", tc.wantErrOut, errOut)
+			}
+		})
+	}
+}
+
+func TestBenchText(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, out, errOut := runCLI(append([]string{"bench", "--workload", "w1", "--out", dir}, tinyBench...)...)
+	if code != 0 {
+		t.Fatalf("exit code %d\nstderr:\n%s", code, errOut)
+	}
+	if errOut != "" {
+		t.Errorf("stderr is not a terminal, so it must stay empty; got:\n%s", errOut)
+	}
+	for _, w := range []string{
+		"W1  ToolNode", "ns/call", "allocs/call", "calls/s", "± ∞", // two samples give no 95% interval
+		"n=256 per invocation", "p99.9", "histogram",
+		"targets (issue 8)", "W1 ≤ 600 ns per call at N=256",
+		"\ngoos: linux\n", "BenchmarkW1/n=1024", " ns/call\t",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, out)
+		}
+	}
+	for _, name := range []string{"report.json", "report.txt", "bench.txt", "machine.txt", "w1_calls_per_s.svg"} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() == 0 {
+			t.Errorf("--out did not write %s: %v", name, err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "bench.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
+		if !strings.HasPrefix(line, "Benchmark") && !strings.Contains(line, ": ") {
+			t.Errorf("bench.txt holds a line benchstat cannot read: %q", line)
+		}
+	}
+}
+
+func TestBenchJSON(t *testing.T) {
+	code, out, errOut := runCLI(append([]string{"bench", "--workload", "W1", "--json"}, tinyBench...)...)
+	if code != 0 {
+		t.Fatalf("exit code %d\nstderr:\n%s", code, errOut)
+	}
+	var doc struct {
+		Schema  string         `json:"schema"`
+		Machine map[string]any `json:"machine"`
+		Results []struct {
+			Workload string         `json:"workload"`
+			Params   map[string]any `json:"params"`
+			Metric   string         `json:"metric"`
+			Unit     string         `json:"unit"`
+			Median   *float64       `json:"median"`
+			CILow    *float64       `json:"ci_low"`
+			CIHigh   *float64       `json:"ci_high"`
+			Samples  []float64      `json:"samples"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, out)
+	}
+	if doc.Schema != "agenteval.bench/v1" || doc.Machine["goos"] == nil || len(doc.Results) == 0 {
+		t.Fatalf("report lacks schema, machine or results:\n%s", out)
+	}
+	r := doc.Results[0]
+	if r.Workload != "W1" || r.Params["n"] != 1.0 || r.Metric != "ns_per_call" || r.Unit != "ns" ||
+		r.Median == nil || r.CILow == nil || r.CIHigh == nil || len(r.Samples) != 2 {
+		t.Errorf("first result = %+v, want W1 n=1 ns_per_call in ns with a median, an interval and 2 samples", r)
+	}
+}
+
+// TestBenchCompareFlagsSlowedBuild measures W1 for three builds in
+// process: a baseline, an unchanged build, and a build whose trivial tool
+// busy-waits 2 µs per call. compare must call the slowed build a
+// significant regression and break a ratio threshold with exit code 1,
+// and let the unchanged build pass the generous ratio threshold CI would
+// use. The test reads the CPU time per call (cpu_ns_per_call): wall time
+// on this shared two-core machine swings by 2× when other processes run,
+// CPU time does not count them. The three builds are measured in
+// interleaved rounds (one sample each per round, as benchstat advises),
+// so what drift remains hits all three alike. Under the race detector a
+// call costs tens of µs, so the delay grows to the baseline's own cost
+// per call to stay a comparable slowdown.
+func TestBenchCompareFlagsSlowedBuild(t *testing.T) {
+	// It measures time, so it runs only when asked: CI machines are shared
+	// and a timing test must never make CI flaky.
+	if testing.Short() || os.Getenv("AGENTEVAL_PERF_TESTS") == "" {
+		t.Skip("measures W1 thirty times; set AGENTEVAL_PERF_TESTS=1 to run it")
+	}
+	dir := t.TempDir()
+	sample := func(extra ...string) *bench.Report {
+		t.Helper()
+		args := append([]string{"bench", "--workload", "W1", "--count", "1", "--sample-time", "20ms", "--warmup", "5ms", "--json"}, extra...)
+		code, out, errOut := runCLI(args...)
+		if code != 0 {
+			t.Fatalf("%s: exit code %d\n%s", strings.Join(args, " "), code, errOut)
+		}
+		rep, err := bench.ReadReport(strings.NewReader(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	delay := 2 * time.Microsecond
+	for _, r := range sample().Results {
+		if r.Metric == "cpu_ns_per_call" && r.Params.Int("n") == 256 {
+			delay = max(delay, time.Duration(r.Median))
+		}
+	}
+	var old, slowed, same *bench.Report
+	for range 10 {
+		old = merge(old, sample())
+		slowed = merge(slowed, sample("--inject-delay", delay.String()))
+		same = merge(same, sample())
+	}
+	save := func(name string, rep *bench.Report) string {
+		path := filepath.Join(dir, name+".json")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := rep.WriteJSON(f); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	oldPath, slowPath, samePath := save("old", old), save("slowed", slowed), save("same", same)
+
+	code, out, errOut := runCLI("bench", "compare", "--threshold", "W1[n=256].cpu_ns_per_call:ratio<=1.05", oldPath, slowPath)
+	if code != 1 {
+		t.Errorf("compare old slowed: exit code %d, want 1 (threshold broken)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "✗ W1[n=256].cpu_ns_per_call:ratio<=1.05") {
+		t.Errorf("compare output does not show the broken threshold:\n%s", out)
+	}
+	for _, d := range bench.Compare(old, slowed).Deltas {
+		if d.Metric != "cpu_ns_per_call" {
+			continue
+		}
+		if !d.Regression() || d.Change() == "~" {
+			t.Errorf("build slowed by %v per call, %s: change %s (p=%.4f, ratio %.2f), want a significant regression", delay, d.Params, d.Change(), d.Test.P, d.Ratio)
+		}
+	}
+
+	code, out, errOut = runCLI("bench", "compare", "--threshold", "W1.cpu_ns_per_call:ratio<=1.5", oldPath, samePath)
+	if code != 0 {
+		t.Errorf("compare old same: exit code %d, want 0 (an unchanged build passes)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+// merge appends the samples of next to those of acc, case by case, and
+// summarizes them again.
+func merge(acc, next *bench.Report) *bench.Report {
+	if acc == nil {
+		return next
+	}
+	for i := range acc.Results {
+		r := &acc.Results[i]
+		for _, n := range next.Results {
+			if n.Key() == r.Key() {
+				r.Samples = append(r.Samples, n.Samples...)
+				r.Iterations = append(r.Iterations, n.Iterations...)
+			}
+		}
+		s := bench.Summarize(r.Samples)
+		r.Median, r.CILow, r.CIHigh, r.Confidence = s.Median, s.CILow, s.CIHigh, s.Achieved
+	}
+	return acc
+}
