@@ -3,7 +3,10 @@
 //
 // Usage:
 //
-//	agenteval conformance [--api create_react_agent,tool_node] [--format text|json] DIR...
+//	agenteval conformance [--api create_react_agent,tool_node,create_agent] [--format text|json] DIR...
+//	agenteval cassette import|check|usage FILE...
+//	agenteval bench [--workload W1,...] [--quick] [--json] [--out DIR]
+//	agenteval bench compare OLD.json NEW.json [--threshold 'W1.ns_per_call<=600']
 //
 // Run "agenteval <command> --help" for a command's flags and examples.
 package main
