@@ -281,12 +281,14 @@ func (r *run) enter(input any) error {
 
 // seedOf distinguishes runs without a checkpointer so the IDs they make up
 // do not collide with IDs in their own input.
+// The seed is a digest, computed once per run: the IDs made from it hash
+// a short string however large the input is.
 func seedOf(thread string, input any) string {
 	b, err := MarshalValue(valueForJSON(input))
 	if err != nil {
 		b = []byte(fmt.Sprint(input))
 	}
-	return thread + "|" + string(b)
+	return hashHex(thread + "|" + string(b))
 }
 
 func emptyCheckpoint() *Checkpoint {
