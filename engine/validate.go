@@ -157,6 +157,119 @@ func isRuneStart(s string, i int) bool {
 type Schema struct {
 	title string
 	root  *node
+	// fast, when set, validates the common case without the coercion
+	// pass: flat arguments of exactly the declared string, integer and
+	// boolean types (see fastValidate).
+	fast *fastPlan
+}
+
+// fastPlan is a flat model whose fields are all plain strings, integers
+// or booleans, with no constraints beyond type and required.
+type fastPlan struct {
+	fields      []fastField
+	ignoreExtra bool
+}
+
+type fastField struct {
+	name     string
+	kind     string // "string", "integer" or "boolean"
+	required bool
+}
+
+// planFast returns the fast plan for a model node, or nil when some
+// keyword needs the full pass.
+func planFast(m *node) *fastPlan {
+	if m.ref != nil || m.checkLib || m.isLiteral || len(m.branches) > 0 || len(m.typeNodes) > 0 || m.nullable || m.extra == extraAllow {
+		return nil
+	}
+	p := &fastPlan{ignoreExtra: m.extra == extraIgnore}
+	for _, f := range m.fields {
+		fn := f.node
+		if fn.ref != nil || fn.checkLib || fn.isLiteral || len(fn.branches) > 0 || len(fn.typeNodes) > 0 || fn.nullable || len(fn.types) != 1 {
+			return nil
+		}
+		switch fn.types[0] {
+		case "string", "integer", "boolean":
+		default:
+			return nil
+		}
+		p.fields = append(p.fields, fastField{name: f.name, kind: fn.types[0], required: m.required[f.name]})
+	}
+	return p
+}
+
+// fastValidate returns what the full pass would for arguments that need no
+// coercion, and false for anything else (which then takes the full pass).
+func (p *fastPlan) fastValidate(o *Object) (*Object, bool) {
+	// check first, so a value that needs the full pass costs nothing here
+	present := 0
+	for _, f := range p.fields {
+		v, ok := o.Get(f.name)
+		if !ok {
+			if f.required {
+				return nil, false
+			}
+			continue
+		}
+		if _, ok := fastValue(f.kind, v); !ok {
+			return nil, false
+		}
+		present++
+	}
+	if present != o.Len() && !p.ignoreExtra {
+		return nil, false
+	}
+	out := &Object{keys: make([]string, 0, present), vals: make(map[string]any, present)}
+	for _, f := range p.fields {
+		if v, ok := o.Get(f.name); ok {
+			fv, _ := fastValue(f.kind, v)
+			out.keys = append(out.keys, f.name)
+			out.vals[f.name] = fv
+		}
+	}
+	return out, true
+}
+
+// fastValue returns v as the full pass would return it when no coercion
+// is needed: strings and booleans as they are, integers as canonical
+// literals (a Go int becomes its json.Number, as ToValue makes it).
+func fastValue(kind string, v any) (any, bool) {
+	switch kind {
+	case "string":
+		_, ok := v.(string)
+		return v, ok
+	case "boolean":
+		_, ok := v.(bool)
+		return v, ok
+	case "integer":
+		switch n := v.(type) {
+		case json.Number:
+			return v, canonicalInt(string(n))
+		case int:
+			return json.Number(strconv.Itoa(n)), true
+		}
+	}
+	return nil, false
+}
+
+// canonicalInt reports whether s is an integer literal as Python prints
+// one: optional minus, no leading zeros, not -0.
+func canonicalInt(s string) bool {
+	if s == "" || s == "-0" {
+		return false
+	}
+	if s[0] == '-' {
+		s = s[1:]
+	}
+	if s == "" || (len(s) > 1 && s[0] == '0') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return len(s) <= 18
 }
 
 // Title returns the title.
@@ -201,7 +314,11 @@ func CompileSchema(title string, schema *Object) (*Schema, error) {
 			tn.model = true
 		}
 	}
-	return &Schema{title: title, root: root}, nil
+	sc := &Schema{title: title, root: root}
+	if m == root {
+		sc.fast = planFast(m)
+	}
+	return sc, nil
 }
 
 // keywordText renders the value under key in o as JSON for an error text.
@@ -218,6 +335,18 @@ func keywordText(o *Object, key string) string {
 // or a *ValidationError listing every problem. v is never modified; the
 // result shares nothing with it.
 func (s *Schema) Validate(v any) (any, error) {
+	if s.fast != nil {
+		if o, ok := v.(*Object); ok && o != nil {
+			if out, ok := s.fast.fastValidate(o); ok {
+				return out, nil
+			}
+		}
+	}
+	return s.validateFull(v)
+}
+
+// validateFull is the full pydantic-style pass.
+func (s *Schema) validateFull(v any) (any, error) {
 	v = modelValue(v)
 	st := &vstate{exact: exactExact}
 	o, ok := v.(*Object)
