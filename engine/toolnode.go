@@ -274,13 +274,11 @@ func (n *ToolNode) Invoke(ctx context.Context, input any) (any, error) {
 // not wait for the validation of all the others before it starts.
 func (n *ToolNode) runPrepared(ctx context.Context, calls []ToolCall, states []State, kind inputKind, rt *Runtime, sem chan struct{}, outputs []any, errs []error) {
 	var wg sync.WaitGroup
-	for i, call := range calls {
-		req := ToolCallRequest{Call: call, State: states[i], Runtime: rt}
-		if j, ok := n.byName[call.Name]; ok {
-			req.Tool = n.tools[j]
-		}
-		wg.Add(1)
-		go func(i int, req ToolCallRequest) {
+	wg.Add(len(calls))
+	for i := range calls {
+		// the goroutine captures only i: building the request inside it
+		// keeps one allocation per call instead of a copy of the request
+		go func(i int) {
 			defer wg.Done()
 			if sem != nil {
 				select {
@@ -291,13 +289,17 @@ func (n *ToolNode) runPrepared(ctx context.Context, calls []ToolCall, states []S
 					return
 				}
 			}
+			req := ToolCallRequest{Call: calls[i], State: states[i], Runtime: rt}
+			if j, ok := n.byName[req.Call.Name]; ok {
+				req.Tool = n.tools[j]
+			}
 			p := n.prepare(req, kind)
 			if p.done {
 				outputs[i], errs[i] = p.out, p.err
 				return
 			}
 			outputs[i], errs[i] = n.finish(ctx, p, kind)
-		}(i, req)
+		}(i)
 	}
 	wg.Wait()
 }
@@ -307,6 +309,9 @@ func (n *ToolNode) runPrepared(ctx context.Context, calls []ToolCall, states []S
 func (n *ToolNode) collect(outputs []any, errs []error, kind inputKind) (any, error) {
 	var interrupts []InterruptValue
 	for _, err := range errs {
+		if err == nil {
+			continue
+		}
 		var ie *InterruptError
 		if errors.As(err, &ie) {
 			interrupts = append(interrupts, ie.Interrupts...)

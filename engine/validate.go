@@ -211,7 +211,7 @@ func (p *fastPlan) fastValidate(o *Object) (*Object, bool) {
 			}
 			continue
 		}
-		if _, ok := fastValue(f.kind, v); !ok {
+		if !fastOK(f.kind, v) {
 			return nil, false
 		}
 		present++
@@ -228,6 +228,26 @@ func (p *fastPlan) fastValidate(o *Object) (*Object, bool) {
 		}
 	}
 	return out, true
+}
+
+// fastOK reports whether fastValue accepts v, without building anything.
+func fastOK(kind string, v any) bool {
+	switch kind {
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "integer":
+		switch n := v.(type) {
+		case json.Number:
+			return canonicalInt(string(n))
+		case int:
+			return true
+		}
+	}
+	return false
 }
 
 // fastValue returns v as the full pass would return it when no coercion
