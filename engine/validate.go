@@ -219,13 +219,16 @@ func (p *fastPlan) fastValidate(o *Object) (*Object, bool) {
 	if present != o.Len() && !p.ignoreExtra {
 		return nil, false
 	}
-	out := &Object{keys: make([]string, 0, present), vals: make(map[string]any, present)}
+	out := &Object{keys: make([]string, 0, present), vals: make([]any, 0, present)}
 	for _, f := range p.fields {
 		if v, ok := o.Get(f.name); ok {
 			fv, _ := fastValue(f.kind, v)
 			out.keys = append(out.keys, f.name)
-			out.vals[f.name] = fv
+			out.vals = append(out.vals, fv)
 		}
+	}
+	if len(out.keys) > smallObject {
+		out.reindex()
 	}
 	return out, true
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/big"
 	"reflect"
@@ -30,10 +31,20 @@ import (
 
 // Object is a JSON object that remembers the order its keys were set in.
 // The zero value is an empty object ready to use.
+//
+// Keys and values live in two parallel slices; tool arguments and message
+// dicts have a handful of keys, which a linear scan finds faster than a
+// map and with fewer allocations. Objects with more than smallObject keys
+// also keep an index. Reads never modify an Object, so concurrent reads
+// are safe.
 type Object struct {
-	keys []string
-	vals map[string]any
+	keys  []string
+	vals  []any          // vals[i] is the value under keys[i]
+	index map[string]int // position of every key; only above smallObject keys
 }
+
+// smallObject is the largest object looked up by linear scan.
+const smallObject = 8
 
 // NewObject returns an object from alternating keys and values:
 // NewObject("city", "Paris", "days", 3).
@@ -43,7 +54,7 @@ func NewObject(kv ...any) *Object {
 	if len(kv)%2 != 0 {
 		panic("engine.NewObject: odd number of arguments")
 	}
-	o := &Object{}
+	o := &Object{keys: make([]string, 0, len(kv)/2), vals: make([]any, 0, len(kv)/2)}
 	for i := 0; i < len(kv); i += 2 {
 		k, ok := kv[i].(string)
 		if !ok {
@@ -70,13 +81,31 @@ func (o *Object) Keys() []string {
 	return o.keys
 }
 
+// find returns the position of key, or -1.
+func (o *Object) find(key string) int {
+	if o.index != nil {
+		if i, ok := o.index[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, k := range o.keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
+
 // Get returns the value under key and whether it is present.
 func (o *Object) Get(key string) (any, bool) {
-	if o == nil || o.vals == nil {
+	if o == nil {
 		return nil, false
 	}
-	v, ok := o.vals[key]
-	return v, ok
+	if i := o.find(key); i >= 0 {
+		return o.vals[i], true
+	}
+	return nil, false
 }
 
 // Has reports whether key is present.
@@ -87,30 +116,45 @@ func (o *Object) Has(key string) bool {
 
 // Set sets key to v, keeping the key's position if it was already present.
 func (o *Object) Set(key string, v any) {
-	if o.vals == nil {
-		o.vals = make(map[string]any)
+	if i := o.find(key); i >= 0 {
+		o.vals[i] = v
+		return
 	}
-	if _, ok := o.vals[key]; !ok {
-		o.keys = append(o.keys, key)
+	o.keys = append(o.keys, key)
+	o.vals = append(o.vals, v)
+	switch {
+	case o.index != nil:
+		o.index[key] = len(o.keys) - 1
+	case len(o.keys) > smallObject:
+		o.reindex()
 	}
-	o.vals[key] = v
+}
+
+// reindex rebuilds the index, or drops it when the object is small.
+func (o *Object) reindex() {
+	if len(o.keys) <= smallObject {
+		o.index = nil
+		return
+	}
+	o.index = make(map[string]int, len(o.keys))
+	for i, k := range o.keys {
+		o.index[k] = i
+	}
 }
 
 // Delete removes key, if present.
 func (o *Object) Delete(key string) {
-	if o == nil || o.vals == nil {
+	if o == nil {
 		return
 	}
-	if _, ok := o.vals[key]; !ok {
+	i := o.find(key)
+	if i < 0 {
 		return
 	}
-	delete(o.vals, key)
-	for i, k := range o.keys {
-		if k == key {
-			o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
-			break
-		}
-	}
+	// fresh slices: a Keys slice handed out before stays as it was
+	o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
+	o.vals = append(o.vals[:i:i], o.vals[i+1:]...)
+	o.reindex()
 }
 
 // Clone returns a deep copy of o.
@@ -118,9 +162,12 @@ func (o *Object) Clone() *Object {
 	if o == nil {
 		return nil
 	}
-	c := &Object{keys: append([]string(nil), o.keys...), vals: make(map[string]any, len(o.vals))}
-	for k, v := range o.vals {
-		c.vals[k] = CloneValue(v)
+	c := &Object{keys: append([]string(nil), o.keys...), vals: make([]any, len(o.vals))}
+	for i, v := range o.vals {
+		c.vals[i] = CloneValue(v)
+	}
+	if o.index != nil {
+		c.index = maps.Clone(o.index)
 	}
 	return c
 }
@@ -357,7 +404,7 @@ func writeJSON(b *bytes.Buffer, v any, py bool) error {
 			}
 			writeJSONString(b, k, py)
 			b.WriteString(colon)
-			if err := writeJSON(b, t.vals[k], py); err != nil {
+			if err := writeJSON(b, t.vals[i], py); err != nil {
 				return err
 			}
 		}
@@ -544,7 +591,7 @@ func writeRepr(b *strings.Builder, v any) {
 			}
 			b.WriteString(PyStrRepr(k))
 			b.WriteString(": ")
-			writeRepr(b, t.vals[k])
+			writeRepr(b, t.vals[i])
 		}
 		b.WriteByte('}')
 	case int:
