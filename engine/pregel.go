@@ -755,6 +755,30 @@ func (r *run) runTasks() ([]InterruptValue, error) {
 		return nil, nil
 	}
 	fast := len(todo) == 1 && !r.modes[StreamCustom]
+	var interrupts []InterruptValue
+	var failed []*task
+	settle := func(d taskDone) error {
+		d.t.err = d.err
+		var ie *InterruptError
+		switch {
+		case d.err == nil:
+			return r.commit(d.t, !fast)
+		case errors.As(d.err, &ie):
+			interrupts = append(interrupts, ie.Interrupts...)
+			return r.commitInterrupt(d.t, ie)
+		default:
+			failed = append(failed, d.t)
+			return r.commitError(d.t, d.err)
+		}
+	}
+	if fast {
+		// a lone task runs on this goroutine: nothing to overlap it with,
+		// and a fresh goroutine would only grow a new stack for it
+		if err := settle(taskDone{t: todo[0], err: r.execTask(todo[0])}); err != nil {
+			return nil, err
+		}
+		return r.finishTasks(todo, failed, interrupts, fast)
+	}
 	done := make(chan taskDone, len(todo))
 	var sem chan struct{}
 	if r.cfg.MaxConcurrency > 0 {
@@ -777,32 +801,13 @@ func (r *run) runTasks() ([]InterruptValue, error) {
 			done <- taskDone{t: t, err: r.execTask(t)}
 		}(t)
 	}
-	var interrupts []InterruptValue
-	var failed []*task
 	for remaining := len(todo); remaining > 0; {
 		select {
 		case d := <-done:
 			remaining--
-			d.t.err = d.err
-			var ie *InterruptError
-			switch {
-			case d.err == nil:
-				if err := r.commit(d.t, !fast); err != nil {
-					wg.Wait()
-					return nil, err
-				}
-			case errors.As(d.err, &ie):
-				interrupts = append(interrupts, ie.Interrupts...)
-				if err := r.commitInterrupt(d.t, ie); err != nil {
-					wg.Wait()
-					return nil, err
-				}
-			default:
-				failed = append(failed, d.t)
-				if err := r.commitError(d.t, d.err); err != nil {
-					wg.Wait()
-					return nil, err
-				}
+			if err := settle(d); err != nil {
+				wg.Wait()
+				return nil, err
 			}
 		case v := <-r.custom:
 			r.emit(StreamPart{Mode: StreamCustom, Data: v})
@@ -810,6 +815,12 @@ func (r *run) runTasks() ([]InterruptValue, error) {
 	}
 	wg.Wait()
 	r.drainCustom()
+	return r.finishTasks(todo, failed, interrupts, fast)
+}
+
+// finishTasks turns a superstep's settled tasks into its outcome: the
+// first failure in task-path order, else the interrupts, else nothing.
+func (r *run) finishTasks(todo, failed []*task, interrupts []InterruptValue, fast bool) ([]InterruptValue, error) {
 	if len(failed) > 0 {
 		sort.Slice(failed, func(i, j int) bool { return failed[i].pathStr() < failed[j].pathStr() })
 		t := failed[0]
