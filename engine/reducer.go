@@ -90,19 +90,30 @@ func addMessages(left, right []Message) ([]Message, int, error) {
 	kept := len(left)
 	merged := make([]Message, len(left), len(left)+len(right))
 	copy(merged, left)
+	// a few new messages (the usual update) are found by scanning from the
+	// end, which costs no allocation; many build an index once
 	var byID map[string]int
-	index := func() map[string]int {
-		if byID == nil {
-			byID = make(map[string]int, len(merged)+len(right))
-			for i, m := range merged {
-				byID[m.ID] = i
+	if len(right) > 8 {
+		byID = make(map[string]int, len(merged)+len(right))
+		for i, m := range merged {
+			byID[m.ID] = i
+		}
+	}
+	find := func(id string) (int, bool) {
+		if byID != nil {
+			i, ok := byID[id]
+			return i, ok
+		}
+		for i := len(merged) - 1; i >= 0; i-- {
+			if merged[i].ID == id {
+				return i, true
 			}
 		}
-		return byID
+		return 0, false
 	}
 	var remove map[string]bool
 	for _, m := range right {
-		if i, ok := index()[m.ID]; ok {
+		if i, ok := find(m.ID); ok {
 			kept = min(kept, i)
 			if m.Type == TypeRemove {
 				if remove == nil {
@@ -118,7 +129,9 @@ func addMessages(left, right []Message) ([]Message, int, error) {
 		if m.Type == TypeRemove {
 			return nil, 0, NewError("ValueError", fmt.Sprintf("Attempting to delete a message with an ID that doesn't exist ('%s')", m.ID))
 		}
-		index()[m.ID] = len(merged)
+		if byID != nil {
+			byID[m.ID] = len(merged)
+		}
 		merged = append(merged, m)
 	}
 	if len(remove) > 0 {
