@@ -170,16 +170,28 @@ func withIDs(msgs []Message, side string, offset int) []Message {
 // SHA-256 of the parts. The engine uses it for every ID it makes up, so IDs
 // are stable across runs and machines.
 func uuidFromHash(parts ...string) string {
-	h := sha256.New()
+	// parts joined with NUL terminators, hashed in one call: a short input
+	// stays in this stack buffer, so the ID costs one allocation
+	var stack [256]byte
+	buf := stack[:0]
 	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
+		buf = append(buf, p...)
+		buf = append(buf, 0)
 	}
-	sum := h.Sum(nil)
+	sum := sha256.Sum256(buf)
 	sum[6] = (sum[6] & 0x0f) | 0x80 // version 8
 	sum[8] = (sum[8] & 0x3f) | 0x80 // RFC 4122 variant
-	x := hex.EncodeToString(sum[:16])
-	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
+	var out [36]byte
+	hex.Encode(out[0:8], sum[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], sum[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], sum[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], sum[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:36], sum[10:16])
+	return string(out[:])
 }
 
 // hashHex returns the first 32 hex digits of the SHA-256 of s (interrupt
