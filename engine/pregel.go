@@ -1415,9 +1415,10 @@ func (r *run) putCheckpoint(source string) error {
 		r.localIDs++
 		cp.ID = uuidFromHash("checkpoint", r.seed, strconv.Itoa(r.localIDs))
 	}
-	// keep working on our own copy of versions
-	r.cp = copyCheckpoint(cp)
-	r.cp.ChannelValues = values
+	// cp shares its version maps with the checkpoint it replaces, which
+	// nothing else holds; a saver got a deep copy above, so the run keeps
+	// working on cp without copying it again
+	r.cp = cp
 	r.step++
 	return nil
 }
