@@ -2,6 +2,9 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/agenteval/agenteval/engine"
 )
@@ -10,29 +13,35 @@ import (
 // {"type", "options"}; models holds the vector's named scripted models.
 type middlewareBuilder func(opts *engine.Object, models map[string]engine.ChatModel) (engine.Middleware, error)
 
-// builderFor returns the builder for a langchain middleware class.
-func builderFor(typ, langchain string) middlewareBuilder {
-	switch typ {
-	case "HumanInTheLoopMiddleware":
-		return buildHITL
-	case "TodoListMiddleware":
-		return func(opts *engine.Object, _ map[string]engine.ChatModel) (engine.Middleware, error) {
-			return buildTodoList(opts, langchain)
-		}
-	case "ModelCallLimitMiddleware", "ToolCallLimitMiddleware":
-		return buildLimits(typ)
-	case "ToolRetryMiddleware", "ModelRetryMiddleware", "ModelFallbackMiddleware", "PIIMiddleware":
-		return buildRetryPII(typ)
-	case "SummarizationMiddleware", "ContextEditingMiddleware", "LLMToolSelectorMiddleware", "LLMToolEmulator":
-		return buildContext(typ)
+// builders maps every langchain middleware class the vectors use to its
+// builder; langchain is the version that recorded the vector.
+func builders(langchain string) map[string]middlewareBuilder {
+	optsOnly := func(f func(*engine.Object) (engine.Middleware, error)) middlewareBuilder {
+		return func(opts *engine.Object, _ map[string]engine.ChatModel) (engine.Middleware, error) { return f(opts) }
 	}
-	return nil
+	return map[string]middlewareBuilder{
+		"HumanInTheLoopMiddleware": buildHITL,
+		"TodoListMiddleware": optsOnly(func(opts *engine.Object) (engine.Middleware, error) {
+			return buildTodoList(opts, langchain)
+		}),
+		"ModelCallLimitMiddleware":  optsOnly(buildModelCallLimit),
+		"ToolCallLimitMiddleware":   optsOnly(buildToolCallLimit),
+		"ToolRetryMiddleware":       buildToolRetry,
+		"ModelRetryMiddleware":      buildModelRetry,
+		"ModelFallbackMiddleware":   buildModelFallback,
+		"PIIMiddleware":             buildPII,
+		"SummarizationMiddleware":   buildSummarization,
+		"ContextEditingMiddleware":  buildContextEditing,
+		"LLMToolSelectorMiddleware": buildToolSelector,
+		"LLMToolEmulator":           buildToolEmulator,
+	}
 }
 
-// buildMiddleware builds the vector's middleware list. Middleware classes
-// this build does not have make the vector unsupported (skipped).
+// buildMiddleware builds the vector's middleware list. A class this build
+// does not know fails the vector, naming the classes it knows.
 func buildMiddleware(raw any, models map[string]engine.ChatModel, langchain string) ([]engine.Middleware, error) {
 	list, _ := raw.([]any)
+	known := builders(langchain)
 	var out []engine.Middleware
 	for i, e := range list {
 		spec, ok := e.(*engine.Object)
@@ -40,9 +49,9 @@ func buildMiddleware(raw any, models map[string]engine.ChatModel, langchain stri
 			return nil, fmt.Errorf("middleware[%d]: expected an object", i)
 		}
 		typ := getStr(spec, "type")
-		b := builderFor(typ, langchain)
-		if b == nil {
-			return nil, &unsupportedError{reason: fmt.Sprintf("middleware %s is not implemented yet", typ)}
+		b, ok := known[typ]
+		if !ok {
+			return nil, fmt.Errorf("middleware[%d]: unknown middleware class %q; known: %s", i, typ, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
 		}
 		opts := getObj(spec, "options")
 		if opts == nil {

@@ -9,24 +9,6 @@ import (
 	"github.com/agenteval/agenteval/engine/middleware"
 )
 
-// buildContext builds SummarizationMiddleware, ContextEditingMiddleware,
-// LLMToolSelectorMiddleware and LLMToolEmulator from vector options.
-func buildContext(typ string) middlewareBuilder {
-	switch typ {
-	case "SummarizationMiddleware":
-		return buildSummarization
-	case "ContextEditingMiddleware":
-		return buildContextEditing
-	case "LLMToolSelectorMiddleware":
-		return buildToolSelector
-	case "LLMToolEmulator":
-		return buildToolEmulator
-	}
-	return func(_ *engine.Object, _ map[string]engine.ChatModel) (engine.Middleware, error) {
-		return nil, &unsupportedError{reason: "middleware " + typ + " is not implemented yet"}
-	}
-}
-
 // optionModel resolves a model option: a name in the vector's models.
 func optionModel(key string, v any, models map[string]engine.ChatModel) (engine.ChatModel, error) {
 	name, ok := v.(string)

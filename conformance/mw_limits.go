@@ -9,22 +9,6 @@ import (
 	"github.com/agenteval/agenteval/engine/middleware"
 )
 
-// buildLimits builds ModelCallLimitMiddleware, ToolCallLimitMiddleware and
-// TodoListMiddleware from vector options.
-func buildLimits(typ string) middlewareBuilder {
-	return func(opts *engine.Object, _ map[string]engine.ChatModel) (engine.Middleware, error) {
-		switch typ {
-		case "ModelCallLimitMiddleware":
-			return buildModelCallLimit(opts)
-		case "ToolCallLimitMiddleware":
-			return buildToolCallLimit(opts)
-		case "TodoListMiddleware":
-			return buildTodoList(opts, "")
-		}
-		return nil, &unsupportedError{reason: "middleware " + typ + " is not implemented yet"}
-	}
-}
-
 // buildModelCallLimit reads {thread_limit?, run_limit?, exit_behavior?}.
 func buildModelCallLimit(opts *engine.Object) (engine.Middleware, error) {
 	var o middleware.ModelCallLimitOptions

@@ -12,24 +12,6 @@ import (
 	"github.com/agenteval/agenteval/engine/middleware"
 )
 
-// buildRetryPII builds ToolRetryMiddleware, ModelRetryMiddleware,
-// ModelFallbackMiddleware and PIIMiddleware from vector options.
-func buildRetryPII(typ string) middlewareBuilder {
-	switch typ {
-	case "ToolRetryMiddleware":
-		return buildToolRetry
-	case "ModelRetryMiddleware":
-		return buildModelRetry
-	case "ModelFallbackMiddleware":
-		return buildModelFallback
-	case "PIIMiddleware":
-		return buildPII
-	}
-	return func(_ *engine.Object, _ map[string]engine.ChatModel) (engine.Middleware, error) {
-		return nil, &unsupportedError{reason: "middleware " + typ + " is not implemented yet"}
-	}
-}
-
 // retryOptions collects the options ToolRetry and ModelRetry share.
 type retryOptions struct {
 	backoff   middleware.Backoff

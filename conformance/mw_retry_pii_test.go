@@ -49,7 +49,7 @@ func TestBuildRetryPII(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = buildRetryPII(tc.typ)(v.(*engine.Object), models)
+			_, err = builders("")[tc.typ](v.(*engine.Object), models)
 			got := ""
 			if err != nil {
 				got = err.Error()
@@ -75,5 +75,19 @@ func TestFailureTemplate(t *testing.T) {
 	o := m.(*middleware.ToolRetry).Options()
 	if o.MaxRetries != 4 || o.InitialDelay.Seconds() != 0.25 || !o.Jitter || o.BackoffFactor != 2 {
 		t.Errorf("options = %+v, want max_retries 4, initial_delay 0.25s and langchain's other defaults", o)
+	}
+}
+
+// TestUnknownMiddlewareClass: a vector naming a class this build does not
+// know fails (it is not skipped), and the error lists the known classes.
+func TestUnknownMiddlewareClass(t *testing.T) {
+	spec, err := engine.DecodeJSON([]byte(`[{"type": "ShellToolMiddleware", "options": {}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = buildMiddleware(spec, nil, "")
+	want := `middleware[0]: unknown middleware class "ShellToolMiddleware"; known: ContextEditingMiddleware, HumanInTheLoopMiddleware, LLMToolEmulator, LLMToolSelectorMiddleware, ModelCallLimitMiddleware, ModelFallbackMiddleware, ModelRetryMiddleware, PIIMiddleware, SummarizationMiddleware, TodoListMiddleware, ToolCallLimitMiddleware, ToolRetryMiddleware`
+	if err == nil || err.Error() != want {
+		t.Fatalf("buildMiddleware error = %v, want %s", err, want)
 	}
 }

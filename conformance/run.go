@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -41,12 +40,6 @@ type Options struct {
 
 // DefaultOptions are the options of this build.
 func DefaultOptions() Options { return Options{} }
-
-// unsupportedError marks a vector this build cannot run yet; it is
-// reported as skipped, with the reason.
-type unsupportedError struct{ reason string }
-
-func (e *unsupportedError) Error() string { return e.reason }
 
 // fixedClock keeps store and checkpoint timestamps stable.
 type fixedClock struct{}
@@ -123,10 +116,7 @@ func Run(ctx context.Context, v *Vector, opts Options) Result {
 		return res
 	}
 	diff, err := run(ctx, v)
-	var unsup *unsupportedError
 	switch {
-	case errors.As(err, &unsup):
-		res.Status, res.Diff = StatusSkip, unsup.reason
 	case err != nil:
 		res.Status, res.Diff = StatusFail, err.Error()
 	case diff != "":
@@ -154,10 +144,6 @@ type harness struct {
 func run(ctx context.Context, v *Vector) (string, error) {
 	h := &harness{v: v, rec: &recorder{}, thread: "t1"}
 	if err := h.build(); err != nil {
-		var unsup *unsupportedError
-		if errors.As(err, &unsup) {
-			return "", err
-		}
 		return "", fmt.Errorf("build: %w", err)
 	}
 	if d := h.checkStatic(); d != "" {
