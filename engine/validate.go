@@ -222,7 +222,7 @@ func (p *fastPlan) fastValidate(o *Object) (*Object, bool) {
 	out := &Object{keys: make([]string, 0, present), vals: make([]any, 0, present)}
 	for _, f := range p.fields {
 		if v, ok := o.Get(f.name); ok {
-			fv, _ := fastValue(f.kind, v)
+			fv := fastValue(v)
 			out.keys = append(out.keys, f.name)
 			out.vals = append(out.vals, fv)
 		}
@@ -233,7 +233,8 @@ func (p *fastPlan) fastValidate(o *Object) (*Object, bool) {
 	return out, true
 }
 
-// fastOK reports whether fastValue accepts v, without building anything.
+// fastOK reports whether v needs no coercion for a field of kind: the
+// fast path then takes it as it is (see fastValue).
 func fastOK(kind string, v any) bool {
 	switch kind {
 	case "string":
@@ -253,26 +254,14 @@ func fastOK(kind string, v any) bool {
 	return false
 }
 
-// fastValue returns v as the full pass would return it when no coercion
-// is needed: strings and booleans as they are, integers as canonical
-// literals (a Go int becomes its json.Number, as ToValue makes it).
-func fastValue(kind string, v any) (any, bool) {
-	switch kind {
-	case "string":
-		_, ok := v.(string)
-		return v, ok
-	case "boolean":
-		_, ok := v.(bool)
-		return v, ok
-	case "integer":
-		switch n := v.(type) {
-		case json.Number:
-			return v, canonicalInt(string(n))
-		case int:
-			return json.Number(strconv.Itoa(n)), true
-		}
+// fastValue returns v, which fastOK accepted, as the full pass would
+// return it: a Go int becomes its json.Number, as ToValue makes it; every
+// other accepted value is already in its final form.
+func fastValue(v any) any {
+	if n, ok := v.(int); ok {
+		return json.Number(strconv.Itoa(n))
 	}
-	return nil, false
+	return v
 }
 
 // canonicalInt reports whether s is an integer literal as Python prints
