@@ -1,0 +1,253 @@
+package harness
+
+// Scenario is one scenario file, decoded. Fields that hold free-form JSON
+// (tool parameters, arguments, middleware options, values) hold engine
+// values: *engine.Object (key order kept), []any, json.Number, string, bool
+// or nil. The zero value of every optional field means the documented
+// default; Load fills nothing in, so a Scenario prints back as written.
+type Scenario struct {
+	// Name identifies the scenario in reports; it defaults to the file's
+	// path below the scenario root, without ".yaml" ("react/weather").
+	Name string `json:"name,omitempty"`
+	// Description says what the scenario checks, for reports.
+	Description string `json:"description,omitempty"`
+	// Tags select scenarios (--tag) and group them in reports.
+	Tags []string `json:"tags,omitempty"`
+	// Skip, when set, skips the scenario and gives the reason.
+	Skip string `json:"skip,omitempty"`
+	// Agent says what runs.
+	Agent Agent `json:"agent"`
+	// Script is what a "scripted" model answers, in engine/llm's script
+	// form ({"responses": [...], "then": {"repeat": ...}}).
+	Script any `json:"script,omitempty"`
+	// Models are named scripted models (scripts) that middleware options
+	// refer to by name ("model": "summarizer").
+	Models map[string]any `json:"models,omitempty"`
+	// Tools are the tools the agent has, with how each behaves.
+	Tools []Tool `json:"tools,omitempty"`
+	// Turns are the inputs, run in order.
+	Turns []Turn `json:"turns"`
+	// Expect is what the run must show.
+	Expect Expect `json:"expect,omitempty"`
+
+	// File is the scenario's path as given to Load; Rel is its path below
+	// the scenario root, with forward slashes and no extension. Neither is
+	// read from the file.
+	File string `json:"-"`
+	Rel  string `json:"-"`
+	// pos locates fields in the file for errors found after loading.
+	pos positions
+}
+
+// Agent configures the agent under test.
+type Agent struct {
+	// Kind is "react" (create_react_agent, the default) or "agent"
+	// (langchain's create_agent).
+	Kind string `json:"kind,omitempty"`
+	// Model is "scripted" (the default: answers come from Script) or a
+	// provider model, "openai:gpt-4.1-mini", "anthropic:claude-sonnet-4-5",
+	// "openai-compatible:<model>", answered from the scenario's cassette.
+	Model string `json:"model,omitempty"`
+	// BaseURL is the provider's base URL (needed for openai-compatible);
+	// it must match the recorded requests.
+	BaseURL string `json:"base_url,omitempty"`
+	// Prompt is the system prompt (react: prompt; agent: system_prompt).
+	Prompt string `json:"prompt,omitempty"`
+	// RecursionLimit caps supersteps per turn; 0 means the agent kind's
+	// default (25 for react, 10,000 for agent).
+	RecursionLimit int `json:"recursion_limit,omitempty"`
+	// Version is create_react_agent's "v1" or "v2" (default).
+	Version string `json:"version,omitempty"`
+	// Name names the agent (set on its AI messages).
+	Name string `json:"name,omitempty"`
+	// ResponseFormat asks for a structured response.
+	ResponseFormat *ResponseFormat `json:"response_format,omitempty"`
+	// Middleware are create_agent middleware, by LangChain class name with
+	// LangChain's keyword options.
+	Middleware []Middleware `json:"middleware,omitempty"`
+	// Checkpointer is true (the default) for an in-memory checkpointer, or
+	// false to run without one (then every turn starts a fresh thread).
+	Checkpointer *bool `json:"checkpointer,omitempty"`
+	// InterruptBefore and InterruptAfter name nodes to pause at.
+	InterruptBefore []string `json:"interrupt_before,omitempty"`
+	InterruptAfter  []string `json:"interrupt_after,omitempty"`
+	// HandleToolErrors is ToolNode's handle_tool_errors for react agents:
+	// true (the default), false, or a message string.
+	HandleToolErrors any `json:"handle_tool_errors,omitempty"`
+	// MaxConcurrency caps the tool calls run at once (0: no cap).
+	MaxConcurrency int `json:"max_concurrency,omitempty"`
+}
+
+// ResponseFormat is a structured-response request.
+type ResponseFormat struct {
+	// Schema is a JSON Schema with a "title".
+	Schema any `json:"schema"`
+	// Strategy is create_agent's "auto" (default), "tool" or "provider".
+	Strategy string `json:"strategy,omitempty"`
+	// Validate coerces answers as a pydantic model would.
+	Validate bool `json:"validate,omitempty"`
+}
+
+// Middleware is one create_agent middleware.
+type Middleware struct {
+	// Type is the LangChain class: HumanInTheLoopMiddleware,
+	// ModelCallLimitMiddleware, ToolCallLimitMiddleware, ToolRetryMiddleware,
+	// ModelRetryMiddleware, ModelFallbackMiddleware, PIIMiddleware,
+	// SummarizationMiddleware, ContextEditingMiddleware,
+	// LLMToolSelectorMiddleware, TodoListMiddleware, LLMToolEmulator.
+	Type string `json:"type"`
+	// Options are the class's keyword arguments, as in Python.
+	Options any `json:"options,omitempty"`
+}
+
+// Tool is a tool the agent can call and how it behaves in the run.
+// Exactly one behaviour is set: Go, Results or Emulate.
+type Tool struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Parameters is the JSON Schema of the arguments; default: an object
+	// with no properties.
+	Parameters any `json:"parameters,omitempty"`
+	// ReturnDirect ends the run with the tool's result.
+	ReturnDirect bool `json:"return_direct,omitempty"`
+	// Go says the tool is a real Go function registered with
+	// Options.Tools by the program or test that runs the scenario.
+	Go bool `json:"go,omitempty"`
+	// Results are scripted results: each call takes the first result
+	// whose When matches and that has uses left.
+	Results []Result `json:"results,omitempty"`
+	// Emulate answers calls by emulation (see the emulator package).
+	Emulate any `json:"emulate,omitempty"`
+}
+
+// Result is one scripted tool result.
+type Result struct {
+	// When matches the call's arguments; nil matches any call.
+	When any `json:"when,omitempty"`
+	// Match is how When matches: "exact" (default), "subset" (When's keys
+	// have equal values) or "regex" (When's string values are regular
+	// expressions matched against the arguments' values).
+	Match string `json:"match,omitempty"`
+	// Times is how many calls this result answers; 0 means any number.
+	Times int `json:"times,omitempty"`
+	// Return is the tool's output (a string, or any JSON value).
+	Return any `json:"return,omitempty"`
+	// Error makes the call raise a ToolException with this text instead.
+	Error string `json:"error,omitempty"`
+	// ErrorType names the raised exception (default "ToolException").
+	ErrorType string `json:"error_type,omitempty"`
+}
+
+// Turn is one input to the agent. Exactly one of User, Resume, Decisions,
+// UpdateState and Continue is set.
+type Turn struct {
+	// Thread names the thread this turn runs on; default "main". A new
+	// name starts a new thread.
+	Thread string `json:"thread,omitempty"`
+	// User is a user message.
+	User string `json:"user,omitempty"`
+	// Resume resumes an interrupted run with this value
+	// (Command(resume=...)).
+	Resume any `json:"resume,omitempty"`
+	// Decisions resumes a HumanInTheLoopMiddleware interrupt:
+	// [{"type": "approve"}, {"type": "edit", "edited_action": {"name": ...,
+	// "args": {...}}}, {"type": "reject", "message": "..."}].
+	Decisions []any `json:"decisions,omitempty"`
+	// UpdateState writes values to the thread (update_state) as AsNode.
+	UpdateState any    `json:"update_state,omitempty"`
+	AsNode      string `json:"as_node,omitempty"`
+	// Continue runs the thread on from where it stopped (invoke with
+	// None), e.g. after interrupt_before.
+	Continue bool `json:"continue,omitempty"`
+	// FromStep runs (or updates) from the thread's checkpoint of that
+	// step instead of its newest: time travel.
+	FromStep *int `json:"from_step,omitempty"`
+}
+
+// Expect lists what the run must show. Every set field is one expectation.
+type Expect struct {
+	Trajectory *Trajectory `json:"trajectory,omitempty"`
+	// Final is matched against the text of the last AI message.
+	Final *TextMatch `json:"final,omitempty"`
+	// StructuredResponse checks the structured_response key.
+	StructuredResponse *StructuredExpect `json:"structured_response,omitempty"`
+	// Interrupts are the interrupt values raised, in order, across turns;
+	// each is matched as a subset ("interrupts: []" asserts none).
+	Interrupts *[]any `json:"interrupts,omitempty"`
+	// Limits on what the run may use.
+	MaxModelCalls *int     `json:"max_model_calls,omitempty"`
+	MaxToolCalls  *int     `json:"max_tool_calls,omitempty"`
+	MaxSteps      *int     `json:"max_steps,omitempty"`
+	MaxTokens     *int     `json:"max_tokens,omitempty"`
+	MaxCost       *float64 `json:"max_cost,omitempty"`
+	// Error expects the last turn to fail with an error matching this.
+	Error *ErrorExpect `json:"error,omitempty"`
+	// Golden compares the run's transcript with golden/<scenario>.golden.
+	Golden bool `json:"golden,omitempty"`
+}
+
+// Trajectory expects the tool calls the agent made.
+type Trajectory struct {
+	// Mode is "strict" (default: same calls in the same order),
+	// "unordered" (same calls, any order), "subset" (every call made is
+	// expected) or "superset" (every expected call was made).
+	Mode string `json:"mode,omitempty"`
+	// Args is how arguments compare: "exact" (default), "ignore",
+	// "subset" (the made call's arguments are among the expected ones)
+	// or "superset" (the expected arguments are among the made ones).
+	Args string `json:"args,omitempty"`
+	// ToolArgs overrides Args per tool name.
+	ToolArgs map[string]string `json:"tool_args,omitempty"`
+	// GroupParallel compares the calls of one AI message as a set (strict
+	// mode); Steps then lists one entry per AI message.
+	GroupParallel bool `json:"group_parallel,omitempty"`
+	// Calls are the expected calls: {"name": ..., "args": {...}}.
+	Calls []Call `json:"calls,omitempty"`
+	// Steps are the expected calls grouped by AI message (with
+	// GroupParallel).
+	Steps [][]Call `json:"steps,omitempty"`
+}
+
+// Call is one expected tool call.
+type Call struct {
+	Name string `json:"name"`
+	Args any    `json:"args,omitempty"`
+}
+
+// TextMatch matches a text; every set field must hold.
+type TextMatch struct {
+	Equals      *string  `json:"equals,omitempty"`
+	Contains    []string `json:"contains,omitempty"`
+	Regex       string   `json:"regex,omitempty"`
+	NotContains []string `json:"not_contains,omitempty"`
+}
+
+// StructuredExpect checks a structured response.
+type StructuredExpect struct {
+	// Schema is a JSON Schema the response must validate against.
+	Schema any `json:"schema,omitempty"`
+	// Values are expected as a subset of the response.
+	Values any `json:"values,omitempty"`
+}
+
+// ErrorExpect expects the run to fail.
+type ErrorExpect struct {
+	// Type is the Python exception kind ("GraphRecursionError").
+	Type string `json:"type,omitempty"`
+	// Contains is a text the error message must contain.
+	Contains string `json:"contains,omitempty"`
+}
+
+// Position is a place in a scenario file, 1-based.
+type Position struct {
+	Line int `json:"line"`
+	Col  int `json:"col"`
+}
+
+// positions maps a field path ("tools[0].results[1].when") to where the
+// field's value starts in the file.
+type positions map[string]Position
+
+// Pos returns where the field at path starts in the file, or the zero
+// Position when the path was not in the file.
+func (s *Scenario) Pos(path string) Position { return s.pos[path] }
