@@ -75,7 +75,7 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 		name     string
 		model    string
 		key      string
-		server   func(*testing.T) *fakeServer
+		server   func(*testing.T, string) *fakeServer
 		base     func(*fakeServer) string
 		stream   bool
 		question string
@@ -99,7 +99,7 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := tc.server(t)
+			srv := tc.server(t, tc.question)
 			key := tc.key
 			if tc.name == "openai-compatible streamed" {
 				key = testKey // the fake server insists on it
@@ -160,7 +160,7 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 // TestReplayMissThroughProvider shows what a changed prompt looks like
 // in replay: the provider's error carries the cassette's miss report.
 func TestReplayMissThroughProvider(t *testing.T) {
-	srv := newOpenAIServer(t)
+	srv := newOpenAIServer(t, "weather in Paris and London?")
 	path := filepath.Join(t.TempDir(), "weather.yaml")
 	rec, err := cassette.Open(path, cassette.Options{Mode: cassette.ModeRecord, Now: fixedClock()})
 	if err != nil {
