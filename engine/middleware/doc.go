@@ -9,6 +9,24 @@
 // ModelFallback, PII, Summarization, ContextEditing (ClearToolUses),
 // LLMToolSelector and LLMToolEmulator.
 //
+// # Building from LangChain options
+//
+// Build makes a middleware from its LangChain class name and keyword
+// options as written in Python, decoded from JSON or YAML, the way
+// conformance vectors and scenario files name middleware:
+//
+//	opts := engine.NewObject("interrupt_on", engine.NewObject("send_email", true))
+//	m, err := middleware.Build("HumanInTheLoopMiddleware", opts, middleware.BuildOptions{})
+//
+// Classes lists the names it knows. Tuples such as ("tokens", 1000) are
+// two-element lists; a chat model is named ("model": "summarizer") and
+// looked up in BuildOptions.Models, whose "model" is the agent's; a
+// callable on_failure is {"template": "{type}: {message}"}. Unset options
+// take langchain's defaults, and BuildOptions.LangChain picks the release
+// where releases differ. Every bad option is reported at once, naming the
+// option's path and what was expected ("edits[0].keep: expected an
+// integer, got '3'"); an unknown class wraps ErrUnknownClass.
+//
 // # Deliberate differences from LangChain
 //
 //   - Waits (retry backoff) go through the run's engine.Clock and jitter
