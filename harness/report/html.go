@@ -1,0 +1,227 @@
+package report
+
+import (
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+)
+
+//go:embed page.html.tmpl
+var pageSource string
+
+// pageTemplate is parsed once and only executed afterwards; html/template
+// makes executing it safe from many goroutines.
+var pageTemplate = template.Must(template.New("page").Parse(pageSource))
+
+// WriteHTML writes r as one self-contained HTML page: inline CSS, no
+// script, and no reference to anything outside the page (no external
+// stylesheet, font, image or link; every href is a "#" anchor). The page
+// has a header with the counts (and the timing when r.Timing is set), a
+// list of the scenarios that can be filtered by status, and a
+// <section class="scenario"> per scenario, sorted by name, with its
+// status, description, agent, usage, expectations (✓/✗), diffs with
+// coloured + and - lines, and an <svg class="sequence"> diagram of its
+// Exchanges when it has any. All report text is escaped by html/template.
+// The output depends on nothing but r.
+func WriteHTML(w io.Writer, r *Report) error {
+	if r == nil {
+		return errors.New("write html report: nil report")
+	}
+	page, err := newHTMLPage(r)
+	if err != nil {
+		return fmt.Errorf("write html report: %w", err)
+	}
+	var b strings.Builder
+	if err := pageTemplate.Execute(&b, page); err != nil {
+		return fmt.Errorf("write html report: %w", err)
+	}
+	// html/template escapes markup but passes control characters through;
+	// the template holds none, so dropping them drops only report text's
+	if _, err := io.WriteString(w, xmlText(b.String())); err != nil {
+		return fmt.Errorf("write html report: %w", err)
+	}
+	return nil
+}
+
+// htmlPage is what the page template shows.
+type htmlPage struct {
+	Headline  string
+	Icon      string
+	Counts    Report
+	Shards    string
+	Timing    *htmlTiming
+	Scenarios []htmlScenario
+}
+
+type htmlTiming struct {
+	Started, Wall, PerSecond string
+	Parallel                 int
+}
+
+type htmlScenario struct {
+	ID, Class, Icon, Status       string
+	Name, File, Description, Tags string
+	Message, MessageLabel, Short  string
+	Diff                          []diffLine
+	Agent                         Agent
+	Middleware, Tools             string
+	Usage                         Usage
+	Cost                          string
+	Expectations                  []htmlExpectation
+	Sequence                      *seqDiagram
+	Interrupts                    []string
+	Final, Trajectory             string
+	Golden, GoldenStatus          string
+	Cassette, Wall                string
+}
+
+type htmlExpectation struct {
+	Passed        bool
+	Name, Message string
+	Diff          []diffLine
+}
+
+// diffLine is one line of a diff and its CSS class: "add", "del",
+// "hunk" or "ctx".
+type diffLine struct{ Class, Text string }
+
+func newHTMLPage(r *Report) (*htmlPage, error) {
+	n := counted(r)
+	p := &htmlPage{
+		Counts:   n,
+		Icon:     "✅",
+		Headline: fmt.Sprintf("%d passed, %d failed, %d errored, %d skipped", n.Passed, n.Failed, n.Errored, n.Skipped),
+		Shards:   strings.Join(r.Shards, ", "),
+	}
+	if n.Failed > 0 || n.Errored > 0 {
+		p.Icon = "❌"
+	}
+	if t := r.Timing; t != nil {
+		p.Timing = &htmlTiming{Started: t.Started, Wall: seconds(t.WallMS), Parallel: t.Parallel, PerSecond: fmt.Sprintf("%.1f", t.PerSecond)}
+	}
+	ids := map[string]int{}
+	for _, s := range sortedScenarios(r.Scenarios) {
+		h := htmlScenario{
+			ID:           uniqueID(ids, "s-"+slug(s.Name)),
+			Class:        statusClass(s.Status),
+			Icon:         statusIcon(s.Status),
+			Status:       string(s.Status),
+			Name:         s.Name,
+			File:         s.File,
+			Description:  s.Description,
+			Tags:         strings.Join(s.Tags, ", "),
+			Message:      s.Message,
+			MessageLabel: messageLabel(s.Status),
+			Short:        truncate(oneLine(s.Message), 80),
+			Diff:         diffLines(s.Diff),
+			Agent:        s.Agent,
+			Middleware:   strings.Join(s.Agent.Middleware, ", "),
+			Tools:        strings.Join(s.Agent.Tools, ", "),
+			Usage:        s.Usage,
+			Cost:         cost(s.Usage),
+			Sequence:     sequence(s.Exchanges),
+			Final:        s.Final,
+			Trajectory:   trajectoryText(s.Trajectory),
+			Golden:       s.Golden,
+			GoldenStatus: s.GoldenStatus,
+			Cassette:     s.Cassette,
+		}
+		if s.Timing != nil {
+			h.Wall = seconds(s.Timing.WallMS)
+		}
+		for _, e := range s.Expectations {
+			h.Expectations = append(h.Expectations, htmlExpectation{Passed: e.Passed, Name: e.Name, Message: e.Message, Diff: diffLines(e.Diff)})
+		}
+		for i, v := range s.Interrupts {
+			j, err := json.Marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("scenario %q: interrupts[%d]: %w", s.Name, i, err)
+			}
+			h.Interrupts = append(h.Interrupts, string(j))
+		}
+		p.Scenarios = append(p.Scenarios, h)
+	}
+	return p, nil
+}
+
+// statusClass is a verdict's CSS class; unknown verdicts are "unknown" so
+// that no report text reaches a class name.
+func statusClass(s Status) string {
+	if s.valid() {
+		return string(s)
+	}
+	return "unknown"
+}
+
+func messageLabel(s Status) string {
+	switch s {
+	case StatusFail:
+		return "Failed"
+	case StatusError:
+		return "Error"
+	case StatusSkip:
+		return "Skipped"
+	}
+	return "Note"
+}
+
+// diffLines splits a diff into lines classed by their first character, as
+// go-cmp's (-want +got) and unified diffs mark them.
+func diffLines(diff string) []diffLine {
+	diff = strings.TrimRight(diff, "\n")
+	if diff == "" {
+		return nil
+	}
+	var out []diffLine
+	for _, line := range strings.Split(diff, "\n") {
+		class := "ctx"
+		switch {
+		case strings.HasPrefix(line, "@@"):
+			class = "hunk"
+		case strings.HasPrefix(line, "+"):
+			class = "add"
+		case strings.HasPrefix(line, "-"):
+			class = "del"
+		}
+		out = append(out, diffLine{Class: class, Text: line})
+	}
+	return out
+}
+
+// slug keeps the letters, digits, "-" and "_" of a name, lower-cased,
+// and turns every other run of characters into one "-".
+func slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimRight(b.String(), "-")
+}
+
+// uniqueID returns id, or id with a "-2", "-3", ... suffix when it was
+// already returned; seen records the ids.
+func uniqueID(seen map[string]int, id string) string {
+	seen[id]++
+	if seen[id] == 1 {
+		return id
+	}
+	for {
+		c := fmt.Sprintf("%s-%d", id, seen[id])
+		if seen[c] == 0 {
+			seen[c] = 1
+			return c
+		}
+		seen[id]++
+	}
+}
