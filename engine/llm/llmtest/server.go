@@ -293,19 +293,26 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err != nil {
 		panic(fmt.Sprintf("llmtest: marshal answer: %v", err)) // our own types always marshal
 	}
+	noDate(w)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(b)
 }
 
-// events writes server-sent events; each is an event name (or "") and a
-// value marshalled as its data, or raw data when the value is a string.
+// noDate keeps net/http from adding a Date header, so that a recorded
+// answer does not depend on the clock.
+func noDate(w http.ResponseWriter) { w.Header()["Date"] = nil }
+
+// event is one server-sent event: an event name (or "") and a value
+// marshalled as its data, or raw data when the value is a string.
 type event struct {
 	name string
 	data any
 }
 
+// writeEvents answers with a stream of server-sent events.
 func writeEvents(w http.ResponseWriter, evs []event) {
+	noDate(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	var b bytes.Buffer
