@@ -64,6 +64,7 @@
 //
 // An answer names the model the turn gives (Turn.Model), or else the
 // model the request asked for; its id is Turn.ID, or else "chatcmpl-<n>"
-// (OpenAI) or "msg_<n>" (Anthropic) for request n. Nothing depends on the
-// clock or on chance, so a recorded exchange is the same on every run.
+// (OpenAI) or "msg_<n>" (Anthropic) for turn n (1-based). Answers carry
+// no Date header and nothing in them depends on the clock or on chance,
+// so a recorded exchange is the same on every run.
 package llmtest

@@ -26,7 +26,7 @@ type Turn struct {
 	// the request named.
 	Model string
 	// ID is the response id; "" means "chatcmpl-<n>" (OpenAI) or
-	// "msg_<n>" (Anthropic) for request n.
+	// "msg_<n>" (Anthropic) for turn n (1-based).
 	ID string
 	// Error, when set, answers with an error status instead of a message.
 	Error *Error
