@@ -30,6 +30,8 @@ type Observed struct {
 	HasStructured bool
 	// Interrupts are the values of the interrupts raised, in order.
 	Interrupts []any
+	// interruptTurns is the turn of each interrupt.
+	interruptTurns []int
 	// Invokes has one entry per run of the graph (a user, resume or
 	// continue turn).
 	Invokes []Invoke

@@ -1,0 +1,91 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agenteval/agenteval/engine"
+	"github.com/agenteval/agenteval/harness/report"
+)
+
+// modelNodes are the nodes whose AI messages come from the agent's model.
+var modelNodes = map[string]bool{"agent": true, "model": true, "generate_structured_response": true}
+
+// exchanges turns a run's steps into the arrows of a sequence diagram:
+// the user's input, each model call (request and answer), each tool call
+// and its result, interrupts and resumes, and the final error.
+func exchanges(s *Scenario, o *Observed) []report.Exchange {
+	var out []report.Exchange
+	add := func(from, to, kind, label string) {
+		out = append(out, report.Exchange{From: from, To: to, Kind: kind, Label: label})
+	}
+	turn := -1
+	for _, st := range o.Steps {
+		if st.Turn != turn {
+			turn = st.Turn
+			t := s.Turns[turn]
+			switch {
+			case t.User != "":
+				add("user", "agent", "input", t.User)
+			case t.Decisions != nil || t.Resume != nil:
+				add("user", "agent", "resume", describeTurn(t))
+			default:
+				add("user", "agent", "input", describeTurn(t))
+			}
+		}
+		isModel := false
+		for _, n := range st.Nodes {
+			if modelNodes[n] {
+				isModel = true
+			}
+		}
+		for _, m := range st.Messages {
+			switch {
+			case m.Type == string(engine.TypeAI) && isModel:
+				add("agent", "model", "request", "chat request")
+				label := m.Content
+				if len(m.ToolCalls) > 0 {
+					var names []string
+					for _, c := range m.ToolCalls {
+						names = append(names, c.Name)
+					}
+					label = "tool calls: " + strings.Join(names, ", ")
+				}
+				add("model", "agent", "response", label)
+				for _, c := range m.ToolCalls {
+					add("agent", "tools", "call", fmt.Sprintf("%s(%s)", c.Name, c.Args))
+				}
+			case m.Type == string(engine.TypeTool):
+				kind := "result"
+				if m.Status == "error" {
+					kind = "error"
+				}
+				add("tools", "agent", kind, m.Name+": "+m.Content)
+			}
+		}
+		// a turn's interrupts pause it after its last step
+		if isLastStepOfTurn(o, st) {
+			for i, iv := range o.Interrupts {
+				if i < len(o.interruptTurns) && o.interruptTurns[i] == st.Turn {
+					add("agent", "user", "interrupt", oneLine(engine.PyRepr(iv)))
+				}
+			}
+		}
+	}
+	if o.Err != nil {
+		add("agent", "user", "error", errText(o.Err))
+	} else if o.Final != "" {
+		add("agent", "user", "response", o.Final)
+	}
+	return out
+}
+
+func isLastStepOfTurn(o *Observed, st report.Step) bool {
+	last := -1
+	for i, x := range o.Steps {
+		if x.Turn == st.Turn {
+			last = i
+		}
+	}
+	return last >= 0 && o.Steps[last].Step == st.Step && o.Steps[last].Thread == st.Thread && o.Steps[last].Turn == st.Turn
+}

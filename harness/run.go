@@ -1,0 +1,532 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agenteval/agenteval/cassette"
+	"github.com/agenteval/agenteval/engine"
+	"github.com/agenteval/agenteval/engine/llm"
+	"github.com/agenteval/agenteval/harness/report"
+)
+
+// Options configures a run of scenarios. The zero value replays every
+// scenario from cassettes/ with golden files in golden/, as many at once
+// as there are CPUs.
+type Options struct {
+	// CassetteDir holds the cassettes: a scenario's is
+	// <CassetteDir>/<scenario path>.yaml. Default "cassettes".
+	CassetteDir string
+	// GoldenDir holds the golden transcripts: a scenario's is
+	// <GoldenDir>/<scenario path>.golden. Default "golden".
+	GoldenDir string
+	// Mode is the cassette mode: replay (the default) never opens a
+	// network connection.
+	Mode cassette.Mode
+	// Transport carries requests to real servers when recording or live.
+	Transport http.RoundTripper
+	// LookupEnv reads API keys for recording and live runs; nil means the
+	// process environment.
+	LookupEnv func(string) (string, bool)
+	// Parallel is how many scenarios run at once; 0 means GOMAXPROCS.
+	Parallel int
+	// Update rewrites golden files that differ instead of failing.
+	Update bool
+	// Tools are the real Go tools scenarios refer to with "go: true", by
+	// name.
+	Tools map[string]engine.Tool
+	// Prices price tokens for max_cost and reports; nil means
+	// llm.DefaultPrices.
+	Prices llm.PriceTable
+	// Shard runs only one part of the scenarios.
+	Shard Shard
+	// Progress, when set, is told of each finished scenario.
+	Progress func(done, total int, name string)
+	// Now reads the clock for timings; nil means time.Now.
+	Now func() time.Time
+}
+
+// Shard selects scenario K of every N (1-based K), by a hash of the
+// scenario's name, so a suite splits the same way on every machine. The
+// zero value selects everything.
+type Shard struct{ K, N int }
+
+// String is "k/n", or "" for the zero Shard.
+func (s Shard) String() string {
+	if s.N == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.K, s.N)
+}
+
+// Has says whether the shard includes the named scenario.
+func (s Shard) Has(name string) bool {
+	if s.N <= 1 {
+		return true
+	}
+	h := uint32(2166136261)
+	for i := 0; i < len(name); i++ {
+		h ^= uint32(name[i])
+		h *= 16777619
+	}
+	return int(h%uint32(s.N)) == s.K-1
+}
+
+func (o Options) withDefaults() Options {
+	if o.CassetteDir == "" {
+		o.CassetteDir = "cassettes"
+	}
+	if o.GoldenDir == "" {
+		o.GoldenDir = "golden"
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = runtime.GOMAXPROCS(0)
+	}
+	if o.Prices == nil {
+		o.Prices = llm.DefaultPrices
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Run runs the scenarios (those in opts.Shard) with up to opts.Parallel at
+// once and returns the report, its scenarios sorted by name. Everything in
+// it but the timing fields is the same at any parallelism.
+func Run(ctx context.Context, scenarios []*Scenario, opts Options) *report.Report {
+	opts = opts.withDefaults()
+	var todo []*Scenario
+	for _, s := range scenarios {
+		if opts.Shard.Has(s.Name) {
+			todo = append(todo, s)
+		}
+	}
+	start := opts.Now()
+	results := make([]report.Scenario, len(todo))
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		done int
+	)
+	sem := make(chan struct{}, opts.Parallel)
+	for i, s := range todo {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i] = RunScenario(ctx, s, opts)
+			if opts.Progress != nil {
+				mu.Lock()
+				done++
+				opts.Progress(done, len(todo), s.Name)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	sort.SliceStable(results, func(i, j int) bool { return results[i].Name < results[j].Name })
+	rep := &report.Report{Schema: report.Schema, Scenarios: results}
+	if sh := opts.Shard.String(); sh != "" {
+		rep.Shards = []string{sh}
+	}
+	for _, r := range results {
+		switch r.Status {
+		case report.StatusPass:
+			rep.Passed++
+		case report.StatusFail:
+			rep.Failed++
+		case report.StatusError:
+			rep.Errored++
+		case report.StatusSkip:
+			rep.Skipped++
+		}
+	}
+	wall := opts.Now().Sub(start)
+	rep.Timing = &report.RunTiming{Started: start.UTC().Format(time.RFC3339), WallMS: ms(wall), Parallel: opts.Parallel}
+	if wall > 0 {
+		rep.Timing.PerSecond = float64(len(results)) / wall.Seconds()
+	}
+	return rep
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// RunScenario runs one scenario and checks it.
+func RunScenario(ctx context.Context, s *Scenario, opts Options) report.Scenario {
+	opts = opts.withDefaults()
+	start := opts.Now()
+	res, _ := runScenario(ctx, s, &opts)
+	res.Timing = &report.ScenarioTiming{WallMS: ms(opts.Now().Sub(start))}
+	return res
+}
+
+// runScenario runs and checks a scenario; the Observed is nil when the
+// scenario could not run.
+func runScenario(ctx context.Context, s *Scenario, opts *Options) (res report.Scenario, obs *Observed) {
+	res = report.Scenario{Name: s.Name, File: s.File, Description: s.Description, Tags: s.Tags, Agent: describeAgent(s)}
+	defer func() {
+		// a bug in the harness fails this scenario, not the whole run
+		if p := recover(); p != nil {
+			res.Status, res.Message, obs = report.StatusError, fmt.Sprintf("%s: internal error: %v\n%s", s.File, p, debug.Stack()), nil
+		}
+	}()
+	if s.Skip != "" {
+		res.Status, res.Message = report.StatusSkip, s.Skip
+		return res, nil
+	}
+	fail := func(err error) (report.Scenario, *Observed) {
+		res.Status, res.Message = report.StatusError, err.Error()
+		return res, nil
+	}
+	st, err := build(ctx, s, opts)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", s.File, err))
+	}
+	res.Cassette = st.cassette
+	obs, runErr := st.runTurns(ctx, s)
+	if st.recorder != nil {
+		if err := st.recorder.Stop(); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	if runErr != nil {
+		return fail(runErr)
+	}
+	res.Trajectory = obs.Steps
+	res.Final = obs.Final
+	res.Usage = obs.Usage
+	for _, iv := range obs.Interrupts {
+		res.Interrupts = append(res.Interrupts, engine.ValueForJSON(iv))
+	}
+	res.Exchanges = exchanges(s, obs)
+
+	// a miss in the cassette is the scenario's error, not a behaviour
+	var miss *cassette.MissError
+	if errors.As(obs.Err, &miss) {
+		return fail(obs.Err)
+	}
+	for _, t := range st.tools {
+		if len(t.unmatched) > 0 {
+			return fail(fmt.Errorf("%s: tools[%d] (%s): no scripted result matches the arguments %s: add a result for them", s.File, t.index, t.spec.Name, strings.Join(t.unmatched, ", ")))
+		}
+	}
+
+	checks := CheckExpect(s.Expect, obs)
+	if obs.Err != nil && s.Expect.Error == nil {
+		checks = append([]report.Expectation{{Name: "error", Message: fmt.Sprintf("the run failed: %s", errText(obs.Err))}}, checks...)
+	}
+	checks = append(checks, CheckInvariants(obs)...)
+	if s.Expect.Golden {
+		g := checkGolden(s, obs, opts)
+		res.Golden, res.GoldenStatus = g.path, g.status
+		checks = append(checks, g.check)
+	}
+	res.Expectations = checks
+	res.Status = report.StatusPass
+	for _, c := range checks {
+		if !c.Passed {
+			res.Status = report.StatusFail
+			res.Message = c.Message
+			if c.Name != "" && !strings.HasPrefix(c.Message, c.Name) {
+				res.Message = c.Name + ": " + c.Message
+			}
+			res.Diff = c.Diff
+			break
+		}
+	}
+	return res, obs
+}
+
+func errText(err error) string {
+	if k := engine.ErrorKind(err); k != "" && k != "Exception" {
+		return k + ": " + engine.ErrorMessage(err)
+	}
+	return err.Error()
+}
+
+func describeAgent(s *Scenario) report.Agent {
+	a := report.Agent{Kind: s.Agent.Kind, Model: s.Agent.Model}
+	if a.Kind == "" {
+		a.Kind = "react"
+	}
+	if a.Model == "" {
+		a.Model = "scripted"
+	}
+	for _, m := range s.Agent.Middleware {
+		a.Middleware = append(a.Middleware, m.Type)
+	}
+	for _, t := range s.Tools {
+		a.Tools = append(a.Tools, t.Name)
+	}
+	return a
+}
+
+// runTurns runs the scenario's turns, observing every superstep.
+func (st *setup) runTurns(ctx context.Context, s *Scenario) (*Observed, error) {
+	obs := &Observed{}
+	prev := map[string][]engine.Message{} // thread -> messages after its last step
+	aiIndex := map[string]int{}           // message id -> index in obs.AIMessages
+	var lastThread string
+	for ti, turn := range s.Turns {
+		thread := turn.Thread
+		if thread == "" {
+			thread = "main"
+		}
+		lastThread = thread
+		cfg := engine.Config{ThreadID: thread, RecursionLimit: st.limit, MaxConcurrency: s.Agent.MaxConcurrency}
+		if st.graph.Checkpointer() == nil {
+			cfg.ThreadID = ""
+			prev[thread] = nil
+		}
+		if turn.FromStep != nil {
+			id, err := st.checkpointAt(ctx, thread, *turn.FromStep)
+			if err != nil {
+				return nil, fmt.Errorf("%s: turns[%d].from_step: %w", s.File, ti, err)
+			}
+			cfg.CheckpointID = id
+		}
+		if turn.UpdateState != nil {
+			if _, err := st.graph.UpdateState(ctx, cfg, turn.UpdateState, turn.AsNode); err != nil {
+				obs.Err = err
+				continue
+			}
+			snap, err := st.graph.GetState(ctx, engine.Config{ThreadID: thread})
+			if err != nil {
+				return nil, err
+			}
+			msgs := snap.Values.Messages("messages")
+			step := report.Step{Turn: ti, Thread: thread, Step: stepOf(snap), Nodes: []string{"update_state"}, Messages: changed(prev[thread], msgs), Keys: objectKeys(turn.UpdateState)}
+			obs.Steps = append(obs.Steps, step)
+			obs.Snapshots = append(obs.Snapshots, msgs)
+			prev[thread] = msgs
+			obs.Err = nil
+			continue
+		}
+		var input any
+		switch {
+		case turn.User != "":
+			input = engine.State{"messages": []engine.Message{engine.HumanMessage(turn.User)}}
+		case turn.Decisions != nil:
+			input = &engine.Command{Resume: engine.NewObject("decisions", turn.Decisions)}
+		case turn.Resume != nil:
+			input = &engine.Command{Resume: turn.Resume}
+		}
+		inv := Invoke{Turn: ti, Thread: thread, Limit: st.limit}
+		obs.Err = nil
+		var (
+			nodes    []string
+			keys     = map[string]bool{}
+			values   engine.State
+			stepBase = -1
+		)
+		if snap, err := st.graph.GetState(ctx, engine.Config{ThreadID: cfg.ThreadID, CheckpointID: cfg.CheckpointID}); err == nil && snap.Metadata != nil && cfg.ThreadID != "" {
+			stepBase = snap.Metadata.Step
+		}
+		first := true
+		for part, err := range st.graph.Stream(ctx, input, cfg, engine.StreamUpdates, engine.StreamValues) {
+			if err != nil {
+				obs.Err = err
+				break
+			}
+			switch part.Mode {
+			case engine.StreamUpdates:
+				m, _ := part.Data.(map[string]any)
+				for node, w := range m {
+					if node == engine.InterruptKey {
+						if ivs, ok := w.([]engine.InterruptValue); ok {
+							for _, iv := range ivs {
+								obs.Interrupts = append(obs.Interrupts, iv.Value)
+								obs.interruptTurns = append(obs.interruptTurns, ti)
+							}
+						}
+						continue
+					}
+					if strings.HasPrefix(node, "__") {
+						continue
+					}
+					nodes = append(nodes, node)
+					for _, k := range writtenKeys(w) {
+						keys[k] = true
+					}
+				}
+			case engine.StreamValues:
+				values, _ = part.Data.(engine.State)
+				msgs := values.Messages("messages")
+				name := nodes
+				isInput := first && len(nodes) == 0
+				first = false
+				if isInput {
+					if _, resuming := input.(*engine.Command); resuming || input == nil {
+						// a resumed run first streams the state it resumes from
+						prev[thread] = msgs
+						continue
+					}
+					name = []string{"input"}
+				} else {
+					inv.Supersteps++
+				}
+				stepBase++
+				slices.Sort(name)
+				step := report.Step{Turn: ti, Thread: thread, Step: stepBase, Nodes: name, Messages: changed(prev[thread], msgs), Keys: sortedKeys(keys)}
+				if isInput {
+					step.Keys = nil
+				}
+				obs.Steps = append(obs.Steps, step)
+				obs.Snapshots = append(obs.Snapshots, msgs)
+				for _, m := range msgs {
+					if m.Type != engine.TypeAI {
+						continue
+					}
+					if i, ok := aiIndex[m.ID]; ok && m.ID != "" {
+						obs.AIMessages[i] = m
+						continue
+					}
+					if m.ID != "" {
+						aiIndex[m.ID] = len(obs.AIMessages)
+					}
+					obs.AIMessages = append(obs.AIMessages, m)
+				}
+				prev[thread] = msgs
+				nodes, keys = nil, map[string]bool{}
+			}
+		}
+		obs.Invokes = append(obs.Invokes, inv)
+		if obs.Err != nil && ti < len(s.Turns)-1 {
+			var miss *cassette.MissError
+			if errors.As(obs.Err, &miss) {
+				return obs, nil
+			}
+		}
+	}
+	obs.Messages = prev[lastThread]
+	if st.graph.Checkpointer() != nil {
+		if snap, err := st.graph.GetState(ctx, engine.Config{ThreadID: lastThread}); err == nil {
+			obs.Messages = snap.Values.Messages("messages")
+			obs.Structured, obs.HasStructured = snap.Values["structured_response"]
+		}
+	}
+	for i := len(obs.Messages) - 1; i >= 0; i-- {
+		if obs.Messages[i].Type == engine.TypeAI {
+			obs.Final = obs.Messages[i].Text()
+			break
+		}
+	}
+	st.model.mu.Lock()
+	obs.Usage = report.Usage{
+		ModelCalls: st.model.calls, ToolCalls: int(st.toolUses.Load()),
+		InputTokens: st.model.usage.InputTokens, OutputTokens: st.model.usage.OutputTokens, TotalTokens: st.model.usage.TotalTokens,
+		CostUSD: st.model.cost, CostKnown: !st.model.unknown,
+	}
+	st.model.mu.Unlock()
+	for _, inv := range obs.Invokes {
+		obs.Usage.Steps += inv.Supersteps
+	}
+	return obs, nil
+}
+
+// checkpointAt finds the newest checkpoint of the thread at a step.
+func (st *setup) checkpointAt(ctx context.Context, thread string, step int) (string, error) {
+	hist, err := st.graph.GetStateHistory(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{})
+	if err != nil {
+		return "", err
+	}
+	var steps []string
+	for _, h := range hist {
+		if h.Metadata == nil {
+			continue
+		}
+		if h.Metadata.Step == step {
+			return h.Config.CheckpointID, nil
+		}
+		steps = append(steps, fmt.Sprint(h.Metadata.Step))
+	}
+	return "", fmt.Errorf("thread %q has no checkpoint at step %d (it has steps %s)", thread, step, strings.Join(steps, ", "))
+}
+
+func stepOf(s *engine.StateSnapshot) int {
+	if s.Metadata == nil {
+		return 0
+	}
+	return s.Metadata.Step
+}
+
+// changed returns the messages of now that are new or differ from before,
+// in state order.
+func changed(before, now []engine.Message) []report.Message {
+	old := make(map[string]engine.Message, len(before))
+	for _, m := range before {
+		old[m.ID] = m
+	}
+	var out []report.Message
+	for _, m := range now {
+		if o, ok := old[m.ID]; ok && m.ID != "" && engine.ValueEqual(o.ToValue(), m.ToValue()) {
+			continue
+		}
+		out = append(out, reportMessage(m))
+	}
+	return out
+}
+
+func reportMessage(m engine.Message) report.Message {
+	rm := report.Message{Type: string(m.Type), ID: m.ID, Name: m.Name, Content: contentText(m), ToolCallID: m.ToolCallID, Status: m.Status}
+	for _, c := range m.ToolCalls {
+		args, _ := engine.PyJSON(argsValue(c.Args))
+		rm.ToolCalls = append(rm.ToolCalls, report.ToolCall{Name: c.Name, ID: c.ID, Args: args})
+	}
+	return rm
+}
+
+// contentText is a message's text, or its content's JSON when it has
+// blocks that are not text.
+func contentText(m engine.Message) string {
+	if t := m.Text(); t != "" || m.Content.Value() == nil {
+		return t
+	}
+	s, err := engine.PyJSON(m.Content.Value())
+	if err != nil {
+		return m.Text()
+	}
+	return s
+}
+
+func writtenKeys(w any) []string {
+	switch v := w.(type) {
+	case engine.State:
+		return slices.Collect(mapsKeys(v))
+	case map[string]any:
+		return slices.Collect(mapsKeys(v))
+	case *engine.Object:
+		return v.Keys()
+	case []any:
+		var out []string
+		for _, e := range v {
+			out = append(out, writtenKeys(e)...)
+		}
+		return out
+	}
+	return nil
+}
+
+func objectKeys(v any) []string {
+	keys := writtenKeys(v)
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	return slices.Sorted(mapsKeys(m))
+}
