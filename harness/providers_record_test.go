@@ -1,0 +1,376 @@
+package harness_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agenteval/agenteval/cassette"
+	"github.com/agenteval/agenteval/engine/llm/llmtest"
+	"github.com/agenteval/agenteval/harness"
+	"github.com/agenteval/agenteval/harness/report"
+)
+
+// The provider scenarios (scenarios/providers) run real provider clients
+// (engine/llm's OpenAI and Anthropic) against cassettes recorded from
+// llmtest's fake servers on fixed loopback ports, the ones the scenarios'
+// base_url name. TestRecordProviderCassettes rewrites those cassettes and
+// golden transcripts; it runs only when asked:
+//
+//	AGENTEVAL_RECORD_PROVIDERS=1 go test ./harness -run TestRecordProviderCassettes
+//
+// Every other test here replays them and never opens a connection.
+
+const (
+	// openaiAddr serves OpenAI and Anthropic (told apart by path);
+	// compatibleAddr serves the OpenAI-compatible "local" server.
+	openaiAddr     = "127.0.0.1:18731"
+	compatibleAddr = "127.0.0.1:18732"
+
+	fakeOpenAIKey    = "sk-test-openai-0123456789abcdefghijklmnopqrstuv"
+	fakeAnthropicKey = "sk-test-anthropic-0123456789abcdefghijklmnopqr"
+)
+
+const (
+	providerScenarios = "../scenarios"
+	providerDir       = "../scenarios/providers"
+	providerCassettes = "../cassettes"
+	providerGolden    = "../golden"
+)
+
+// providerScripts are what the fake servers answer, by scenario name.
+// Usage is in every answer so that reports show tokens and cost.
+func providerScripts() map[string]*llmtest.Server {
+	wantToolResults := func(n int) func(llmtest.Request) error {
+		return func(r llmtest.Request) error {
+			if got := toolResults(r); got != n {
+				return fmt.Errorf("want %d tool results sent back, got %d", n, got)
+			}
+			return nil
+		}
+	}
+	return map[string]*llmtest.Server{
+		"providers/openai_tool_call": llmtest.NewOpenAI(fakeOpenAIKey,
+			llmtest.Turn{Model: "gpt-4.1-mini-2025-04-14", ToolCalls: []llmtest.ToolCall{
+				{ID: "call_Wq2xS0dPb1", Name: "get_weather", Args: `{"city":"Paris"}`},
+			}, Usage: llmtest.Usage{Input: 92, Output: 16}},
+			llmtest.Turn{Model: "gpt-4.1-mini-2025-04-14", Text: "It is 18 °C and sunny in Paris right now.",
+				Usage: llmtest.Usage{Input: 131, Output: 14}, Check: wantToolResults(1)},
+		),
+		"providers/openai_parallel_tools": llmtest.NewOpenAI(fakeOpenAIKey,
+			llmtest.Turn{Model: "gpt-4.1-mini-2025-04-14", ToolCalls: []llmtest.ToolCall{
+				{ID: "call_T0kyoW34", Name: "get_weather", Args: `{"city":"Tokyo"}`},
+				{ID: "call_T0kyoT1m", Name: "get_time", Args: `{"timezone":"Asia/Tokyo"}`},
+			}, Usage: llmtest.Usage{Input: 140, Output: 51}},
+			llmtest.Turn{Model: "gpt-4.1-mini-2025-04-14", Text: "Tokyo is clear and 24 °C, and it is 21:40 there.",
+				Usage: llmtest.Usage{Input: 221, Output: 17, CacheRead: 128}, Check: wantToolResults(2)},
+		),
+		"providers/anthropic_tool_call": llmtest.NewAnthropic(fakeAnthropicKey,
+			llmtest.Turn{Model: "claude-sonnet-4-5-20250929", Text: "I'll use the calculator for that.", ToolCalls: []llmtest.ToolCall{
+				{ID: "toolu_01CaLc5678", Name: "calculator", Args: `{"expression": "1234 * 5678"}`},
+			}, Usage: llmtest.Usage{Input: 402, CacheRead: 256, Output: 71}},
+			llmtest.Turn{Model: "claude-sonnet-4-5-20250929", Text: "1234 × 5678 = 7,006,652.",
+				Usage: llmtest.Usage{Input: 495, CacheRead: 256, Output: 19}, Check: wantToolResults(1)},
+		),
+		"providers/openai_compatible_local": llmtest.NewOpenAI("",
+			// Ollama-style: no id on the tool call
+			llmtest.Turn{ToolCalls: []llmtest.ToolCall{{Name: "lookup_capital", Args: `{"country":"Japan"}`}},
+				Usage: llmtest.Usage{Input: 148, Output: 20}},
+			llmtest.Turn{Text: "The capital of Japan is Tokyo.", Usage: llmtest.Usage{Input: 181, Output: 9}, Check: wantToolResults(1)},
+		),
+		"providers/agent_structured": llmtest.NewOpenAI(fakeOpenAIKey,
+			llmtest.Turn{Model: "gpt-4.1-mini-2025-04-14", ToolCalls: []llmtest.ToolCall{
+				{ID: "call_0sl0Wx", Name: "get_weather", Args: `{"city":"Oslo"}`},
+			}, Usage: llmtest.Usage{Input: 180, Output: 15},
+				Check: func(r llmtest.Request) error { return wantToolChoice(r, "required") }},
+			llmtest.Turn{Model: "gpt-4.1-mini-2025-04-14", Text: "Here is the report for Oslo.", ToolCalls: []llmtest.ToolCall{
+				{ID: "call_0sl0Rp", Name: "WeatherReport", Args: `{"city":"Oslo","temperature_c":-3,"conditions":"snowy"}`},
+			}, Usage: llmtest.Usage{Input: 221, Output: 33}, Check: wantToolResults(1)},
+		),
+		"providers/agent_structured_provider": llmtest.NewOpenAI(fakeOpenAIKey,
+			llmtest.Turn{Model: "gpt-4.1-mini-2025-04-14",
+				Text:  `{"name":"Ada Lovelace","email":"ada@example.com","company":"Analytical Engines Ltd"}`,
+				Usage: llmtest.Usage{Input: 96, Output: 24}, Check: wantJSONSchema},
+		),
+	}
+}
+
+// toolResults counts the tool results a request sends back, in either
+// wire format.
+func toolResults(r llmtest.Request) int {
+	n := 0
+	for _, m := range r.Messages() {
+		if m["role"] == "tool" {
+			n++
+		}
+		blocks, _ := m["content"].([]any)
+		for _, b := range blocks {
+			if bo, ok := b.(map[string]any); ok && bo["type"] == "tool_result" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func wantToolChoice(r llmtest.Request, want string) error {
+	body, err := r.JSON()
+	if err != nil {
+		return err
+	}
+	if got := body["tool_choice"]; got != want {
+		return fmt.Errorf("tool_choice = %v, want %q (the structured-output tool is required)", got, want)
+	}
+	return nil
+}
+
+// wantJSONSchema checks that the provider strategy asked for its schema.
+func wantJSONSchema(r llmtest.Request) error {
+	body, err := r.JSON()
+	if err != nil {
+		return err
+	}
+	rf, _ := body["response_format"].(map[string]any)
+	js, _ := rf["json_schema"].(map[string]any)
+	if rf["type"] != "json_schema" || js["name"] != "Contact" {
+		return fmt.Errorf("response_format = %v, want a json_schema named Contact", body["response_format"])
+	}
+	return nil
+}
+
+// firstUserText is the text of a request body's first user message, in
+// either wire format: how the dispatcher tells scenarios apart.
+func firstUserText(body []byte) string {
+	var req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content any    `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return ""
+	}
+	for _, m := range req.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		switch c := m.Content.(type) {
+		case string:
+			return c
+		case []any:
+			for _, b := range c {
+				if bo, ok := b.(map[string]any); ok && bo["type"] == "text" {
+					s, _ := bo["text"].(string)
+					return s
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// dispatcher sends each request to the script of the scenario whose
+// first user message it carries, so scenarios can record in parallel
+// against one port.
+type dispatcher struct {
+	t       *testing.T
+	byInput map[string]http.Handler
+}
+
+func (d dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	h, ok := d.byInput[firstUserText(body)]
+	if !ok {
+		d.t.Errorf("fake provider: %s %s: no scenario starts with the user message %q", r.Method, r.URL.Path, firstUserText(body))
+		http.Error(w, `{"error":{"message":"no scripted scenario for this conversation","type":"invalid_request_error"}}`, http.StatusBadRequest)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	h.ServeHTTP(w, r)
+}
+
+func loadProviderScenarios(t *testing.T) []*harness.Scenario {
+	t.Helper()
+	scenarios, err := harness.LoadDir(providerScenarios, providerDir)
+	if err != nil {
+		t.Fatalf("LoadDir(%s): %v", providerDir, err)
+	}
+	if len(scenarios) < 5 {
+		t.Fatalf("LoadDir(%s) found %d scenarios, want at least 5", providerDir, len(scenarios))
+	}
+	return scenarios
+}
+
+// wantAllPassed fails the test for every scenario that did not pass,
+// with its message and diff.
+func wantAllPassed(t *testing.T, rep *report.Report) {
+	t.Helper()
+	for _, s := range rep.Scenarios {
+		if s.Status != report.StatusPass {
+			t.Errorf("scenario %s: status %s: %s\n%s", s.Name, s.Status, s.Message, s.Diff)
+		}
+	}
+}
+
+// TestRecordProviderCassettes records cassettes/providers/*.yaml and
+// golden/providers/*.golden from the fake servers. Run it after changing
+// a provider scenario or its script above.
+func TestRecordProviderCassettes(t *testing.T) {
+	if os.Getenv("AGENTEVAL_RECORD_PROVIDERS") != "1" {
+		t.Skip("set AGENTEVAL_RECORD_PROVIDERS=1 to re-record the provider cassettes")
+	}
+	scenarios := loadProviderScenarios(t)
+	scripts := providerScripts()
+	d := dispatcher{t: t, byInput: map[string]http.Handler{}}
+	for _, s := range scenarios {
+		srv, ok := scripts[s.Name]
+		if !ok {
+			t.Fatalf("scenario %s has no script in providerScripts", s.Name)
+		}
+		d.byInput[s.Turns[0].User] = srv
+	}
+	for _, addr := range []string{openaiAddr, compatibleAddr} {
+		ts, err := llmtest.Listen(addr, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ts.Close()
+	}
+
+	env := map[string]string{"OPENAI_API_KEY": fakeOpenAIKey, "ANTHROPIC_API_KEY": fakeAnthropicKey}
+	rep := harness.Run(context.Background(), scenarios, harness.Options{
+		CassetteDir: providerCassettes, GoldenDir: providerGolden, Mode: cassette.ModeRecord,
+		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		Update:    true,
+	})
+	wantAllPassed(t, rep)
+	for _, name := range slices.Sorted(maps.Keys(scripts)) {
+		srv := scripts[name]
+		if err := srv.Err(); err != nil {
+			t.Errorf("scenario %s: the fake server refused requests:\n%v", name, err)
+		}
+		if n := srv.Remaining(); n > 0 {
+			t.Errorf("scenario %s: %d scripted turns were never asked for", name, n)
+		}
+	}
+	for _, s := range rep.Scenarios {
+		data, err := os.ReadFile(s.Cassette)
+		if err != nil {
+			t.Errorf("scenario %s: %v", s.Name, err)
+			continue
+		}
+		for _, key := range []string{fakeOpenAIKey, fakeAnthropicKey, "sk-test"} {
+			if bytes.Contains(data, []byte(key)) {
+				t.Errorf("cassette %s holds the key %q", s.Cassette, key)
+			}
+		}
+	}
+}
+
+// noNetwork fails the test on any request: replay must never dial.
+type noNetwork struct{ t *testing.T }
+
+func (n noNetwork) RoundTrip(r *http.Request) (*http.Response, error) {
+	n.t.Errorf("network used during replay: %s %s", r.Method, r.URL)
+	return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrPermission}
+}
+
+// TestProviderScenariosReplay replays every provider scenario from its
+// cassette, offline, and requires each to pass with its tokens counted
+// and, for priced models, its cost.
+func TestProviderScenariosReplay(t *testing.T) {
+	scenarios := loadProviderScenarios(t)
+	rep := harness.Run(context.Background(), scenarios, harness.Options{
+		CassetteDir: providerCassettes, GoldenDir: providerGolden, Mode: cassette.ModeReplay,
+		Transport: noNetwork{t},
+	})
+	if got := len(rep.Scenarios); got != len(scenarios) {
+		t.Fatalf("report has %d scenarios, want %d", got, len(scenarios))
+	}
+	wantAllPassed(t, rep)
+	for _, s := range rep.Scenarios {
+		u := s.Usage
+		if u.TotalTokens == 0 || !u.CostKnown {
+			t.Errorf("scenario %s: usage %+v: want tokens counted and a known cost", s.Name, u)
+		}
+		if u.CostUSD <= 0 && s.Agent.Model != "openai-compatible:qwen3:0.6b" {
+			t.Errorf("scenario %s (%s): cost %v, want a priced run", s.Name, s.Agent.Model, u.CostUSD)
+		}
+	}
+}
+
+// TestProviderScenarioEditedRequestMisses changes a provider scenario's
+// prompt next to an unchanged copy of its cassette: the replay must fail
+// as an error that names the scenario and shows how the request differs
+// from the nearest recorded one.
+func TestProviderScenarioEditedRequestMisses(t *testing.T) {
+	const (
+		name    = "providers/openai_tool_call"
+		oldText = "What's the weather in Paris right now?"
+		newText = "What's the weather in Paris this evening?"
+	)
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(providerDir, "openai_tool_call.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(src, []byte(oldText)) {
+		t.Fatalf("scenario %s no longer asks %q; update this test", name, oldText)
+	}
+	edited := bytes.Replace(src, []byte(oldText), []byte(newText), 1)
+	cas, err := os.ReadFile(filepath.Join(providerCassettes, "providers", "openai_tool_call.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, data := range map[string][]byte{
+		"scenarios/providers/openai_tool_call.yaml": edited,
+		"cassettes/providers/openai_tool_call.yaml": cas,
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scenarios, err := harness.LoadDir(filepath.Join(dir, "scenarios"), filepath.Join(dir, "scenarios", "providers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scenarios) != 1 {
+		t.Fatalf("LoadDir found %d scenarios, want 1", len(scenarios))
+	}
+	res := harness.RunScenario(context.Background(), scenarios[0], harness.Options{
+		CassetteDir: filepath.Join(dir, "cassettes"), GoldenDir: filepath.Join(dir, "golden"),
+		Transport: noNetwork{t},
+	})
+	if res.Status != report.StatusError {
+		t.Fatalf("status = %s (%s), want %s", res.Status, res.Message, report.StatusError)
+	}
+	for _, want := range []string{`scenario "` + name + `"`, "closest recorded request"} {
+		if !strings.Contains(res.Message, want) {
+			t.Errorf("message lacks %q:\n%s", want, res.Message)
+		}
+	}
+	// the diff: the recorded prompt removed, the edited one added
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^\s*-.*` + regexp.QuoteMeta(oldText)),
+		regexp.MustCompile(`(?m)^\s*\+.*` + regexp.QuoteMeta(newText)),
+	} {
+		if !want.MatchString(res.Message) {
+			t.Errorf("message lacks a diff line matching %s:\n%s", want, res.Message)
+		}
+	}
+}
