@@ -490,7 +490,11 @@ func reportMessage(m engine.Message) report.Message {
 // contentText is a message's text, or its content's JSON when it has
 // blocks that are not text.
 func contentText(m engine.Message) string {
-	if t := m.Text(); t != "" || m.Content.Value() == nil {
+	v := m.Content.Value()
+	if s, ok := v.(string); ok || v == nil {
+		return s
+	}
+	if t := m.Text(); t != "" {
 		return t
 	}
 	s, err := engine.PyJSON(m.Content.Value())

@@ -235,7 +235,11 @@ func writeRunText(w io.Writer, rep *report.Report) error {
 				if e.Passed {
 					continue
 				}
-				fmt.Fprintf(&b, "    %s: %s\n", e.Name, e.Message)
+				msg := e.Message
+				if !strings.HasPrefix(msg, e.Name) {
+					msg = e.Name + ": " + msg
+				}
+				fmt.Fprintf(&b, "    %s\n", msg)
 				if e.Diff != "" {
 					fmt.Fprintf(&b, "    (-want +got):\n%s\n", indent(strings.TrimRight(e.Diff, "\n")))
 				}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agenteval/agenteval/harness/report"
+)
+
+func TestRunCommand(t *testing.T) {
+	golden := t.TempDir()
+	// the passing scenario's golden transcript is written by --update first
+	if code, out, errOut := runCLI("run", "--root", "testdata/run", "--golden", golden, "--no-reports", "--update", "testdata/run/pass"); code != 0 {
+		t.Fatalf("run --update: exit %d\n%s%s", code, out, errOut)
+	}
+	tests := []struct {
+		reason     string
+		args       []string
+		wantCode   int
+		wantOut    []string
+		wantErrOut []string
+	}{
+		{"a passing scenario exits 0 with a summary", []string{"testdata/run/pass"}, 0,
+			[]string{"PASS  pass/weather\n", "1 passed, 0 failed, 0 errors, 0 skipped"}, nil},
+		{"a wrong expectation fails with a (-want +got) diff", []string{"testdata/run/fail"}, 1,
+			[]string{`FAIL  fail/weather_wrong: trajectory (strict): call 1: want get_weather {"city": "Lyon"}, got get_weather {"city": "Paris"}`,
+				"(-want +got):\n", `- get_weather {"city": "Lyon"}`, `+ get_weather {"city": "Paris"}`, "0 passed, 1 failed"}, nil},
+		{"a broken scenario file is an input error naming file:line:col and field", []string{"testdata/run/bad"}, 2, nil,
+			[]string{`testdata/run/bad/typo.yaml:3:9: agent.kind: unknown kind "reakt"`, `(did you mean "react"?)`,
+				`testdata/run/bad/typo.yaml:4:3: agent.promt: unknown field "promt" (did you mean "prompt"?)`}},
+		{"a missing path is an input error", []string{"testdata/run/nope"}, 2, nil, []string{"nope"}},
+		{"a bad --mode is a usage error", []string{"--mode", "rewind", "testdata/run/pass"}, 2, nil, []string{"--mode"}},
+		{"a bad --shard is a usage error", []string{"--shard", "3/2", "testdata/run/pass"}, 2, nil, []string{`shard "3/2": expected k/n with 1 <= k <= n`}},
+		{"an unknown --format is a usage error", []string{"--format", "xml", "testdata/run/pass"}, 2, nil, []string{`unknown --format "xml"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.reason, func(t *testing.T) {
+			args := append([]string{"run", "--root", "testdata/run", "--golden", golden, "--no-reports"}, tc.args...)
+			code, out, errOut := runCLI(args...)
+			if code != tc.wantCode {
+				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.wantCode, out, errOut)
+			}
+			for _, w := range tc.wantOut {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.wantErrOut {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+		})
+	}
+}
+
+func TestRunWritesReports(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI("run", "--root", "testdata/run", "--golden", t.TempDir(), "--report-dir", dir, "testdata/run/fail")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	for _, name := range []string{"agenteval.json", "junit.xml", "summary.md", "report.html"} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() == 0 {
+			t.Errorf("report %s not written: %v", name, err)
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, "agenteval.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rep, err := report.ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Schema != "agenteval.report/v1" || rep.Failed != 1 || len(rep.Scenarios) != 1 || rep.Scenarios[0].Status != report.StatusFail {
+		t.Errorf("report: schema %q, failed %d, scenarios %d", rep.Schema, rep.Failed, len(rep.Scenarios))
+	}
+}
+
+// TestRunCorpusSameAtAnyParallelism runs the project's corpus at
+// --parallel 1 and 8: the JSON reports must be identical but for timings.
+func TestRunCorpusSameAtAnyParallelism(t *testing.T) {
+	root := "../../scenarios"
+	if _, err := os.Stat(root); err != nil {
+		t.Skip("no corpus")
+	}
+	reports := map[string][]byte{}
+	for _, p := range []string{"1", "8"} {
+		code, out, errOut := runCLI("run", "--root", root, "--cassettes", "../../cassettes", "--golden", "../../golden",
+			"--no-reports", "--parallel", p, "--format", "json")
+		if code != 0 {
+			t.Fatalf("--parallel %s: exit %d\n%s", p, code, errOut)
+		}
+		rep, err := report.ReadJSON(strings.NewReader(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := report.WriteJSON(&b, report.StripTiming(rep)); err != nil {
+			t.Fatal(err)
+		}
+		reports[p] = b.Bytes()
+	}
+	if !bytes.Equal(reports["1"], reports["8"]) {
+		t.Errorf("reports differ between --parallel 1 and --parallel 8")
+	}
+}
+
+func TestReportMerge(t *testing.T) {
+	dir, golden := t.TempDir(), t.TempDir()
+	if code, _, errOut := runCLI("run", "--root", "testdata/run", "--golden", golden, "--no-reports", "--update", "testdata/run/pass"); code != 0 {
+		t.Fatalf("run --update: exit %d\n%s", code, errOut)
+	}
+	var shards []string
+	for _, k := range []string{"1/2", "2/2"} {
+		code, out, errOut := runCLI("run", "--root", "testdata/run", "--golden", golden, "--no-reports", "--shard", k, "--format", "json", "testdata/run/pass", "testdata/run/fail")
+		if code > 1 {
+			t.Fatalf("shard %s: exit %d\n%s", k, code, errOut)
+		}
+		p := filepath.Join(dir, strings.ReplaceAll(k, "/", "of")+".json")
+		if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, p)
+	}
+	code, out, errOut := runCLI(append([]string{"report", "merge"}, shards...)...)
+	if code != 1 {
+		t.Fatalf("merge: exit %d, want 1 (the suite has a failure)\n%s", code, errOut)
+	}
+	rep, err := report.ReadJSON(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Scenarios) != 2 || rep.Failed != 1 || len(rep.Shards) != 2 {
+		t.Errorf("merged: %d scenarios, %d failed, shards %v; want 2, 1, [1/2 2/2]", len(rep.Scenarios), rep.Failed, rep.Shards)
+	}
+	if code, _, errOut := runCLI("report", "merge", shards[0], shards[0]); code != 2 || !strings.Contains(errOut, "more than one report") {
+		t.Errorf("merging a shard with itself: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestSchemaCommand(t *testing.T) {
+	code, out, _ := runCLI("schema")
+	if code != 0 || !strings.Contains(out, `"$schema"`) || !strings.Contains(out, "scenario") {
+		t.Errorf("schema: exit %d, output %.200s", code, out)
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	env := func(kv ...string) func(string) (string, bool) {
+		return func(k string) (string, bool) {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1], true
+				}
+			}
+			return "", false
+		}
+	}
+	tests := []struct {
+		reason  string
+		flag    string
+		fromEnv bool
+		env     func(string) (string, bool)
+		want    string
+		wantErr string
+	}{
+		{"no flag runs everything", "", false, env(), "", ""},
+		{"k/n is 1-based", "2/3", false, env(), "2/3", ""},
+		{"Kubernetes indexed jobs count from 0", "", true, env("JOB_COMPLETION_INDEX", "0", "JOB_COMPLETION_COUNT", "4"), "1/4", ""},
+		{"CI_NODE_INDEX counts from 1", "", true, env("CI_NODE_INDEX", "2", "CI_NODE_TOTAL", "2"), "2/2", ""},
+		{"an index past the count is refused", "", true, env("JOB_COMPLETION_INDEX", "4", "JOB_COMPLETION_COUNT", "4"), "", "expected 0 <= index < count"},
+		{"no variable set is an error", "", true, env(), "", "neither JOB_COMPLETION_INDEX nor CI_NODE_INDEX"},
+		{"both sources exclude each other", "1/2", true, env(), "", "exclude each other"},
+		{"zero shards are refused", "1/0", false, env(), "", "expected k/n"},
+	}
+	for _, tc := range tests {
+		got, err := parseShard(tc.flag, tc.fromEnv, tc.env)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: parseShard error %v, want %q", tc.reason, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || got.String() != tc.want {
+			t.Errorf("%s: parseShard = %q, %v; want %q", tc.reason, got.String(), err, tc.want)
+		}
+	}
+}
