@@ -1,3 +1,216 @@
 // Package harness loads scenario files, runs them against the engine with
 // their cassettes, checks their expectations and writes reports.
+//
+// This doc is the specification of the scenario format. The JSON Schema
+// that SchemaJSON returns (and "agenteval schema" prints) states the same
+// rules for editors; a test keeps the two and the Go types in step.
+//
+// # Scenario files
+//
+// A scenario is one YAML file: one agent, the model answers it gets, the
+// tools it has, the turns to run, and what the run must show. LoadDir loads
+// every *.yaml and *.yml file below a directory, skipping files and
+// directories whose names start with "." or "_" (put shared fragments
+// there). A file is one YAML document holding a mapping; its keys are the
+// json tags of Scenario and the types it contains. Values that hold
+// free-form JSON (tool parameters, arguments, results, options) may use
+// any YAML: mappings keep their key order, and numbers keep their literal
+// ("1.50" stays 1.50). Anchors, aliases and merge keys ("<<: *base") work;
+// tags other than the standard ones (!!str, !!int, ...) do not, nor do
+// .inf and .nan, which JSON cannot hold.
+//
+// An editor that speaks the YAML language server completes and checks the
+// file when its first line names the schema:
+//
+//	# yaml-language-server: $schema=https://agenteval.dev/schema/scenario/v1.json
+//
+// A complete file:
+//
+//	description: The agent looks up the weather and answers.
+//	tags: [react, tools]
+//	agent:
+//	  kind: react
+//	  prompt: You are a helpful assistant.
+//	script:
+//	  responses:
+//	    - content: ""
+//	      tool_calls: [{name: get_weather, args: {city: Paris}, id: call_1}]
+//	    - content: It is sunny in Paris.
+//	tools:
+//	  - name: get_weather
+//	    description: Get the weather for a city.
+//	    parameters: {type: object, properties: {city: {type: string}}, required: [city]}
+//	    results:
+//	      - when: {city: Paris}
+//	        return: sunny
+//	turns:
+//	  - user: What's the weather in Paris?
+//	expect:
+//	  trajectory: {calls: [{name: get_weather, args: {city: Paris}}]}
+//	  final: {contains: [sunny]}
+//	  max_model_calls: 2
+//	  golden: true
+//
+// Only turns is required. Every other key may be left out, and leaving it
+// out means the default written below; Load fills nothing in, so a loaded
+// Scenario holds what the file says.
+//
+// # Top level
+//
+//   - name (string): identifies the scenario in reports.
+//     Default: the file's path below the scenario root without its
+//     extension, with forward slashes ("react/weather"). Two scenarios
+//     loaded together may not share a name.
+//   - description (string): what the scenario checks, for reports.
+//   - tags (list of strings): select scenarios (--tag) and group reports.
+//   - skip (string): skip the scenario, giving this reason.
+//   - agent (mapping): the agent under test; see Agent below.
+//   - script (mapping): the answers of the "scripted" model, in engine/llm's
+//     script form (see package github.com/agenteval/agenteval/engine/llm):
+//     {responses: [...], then: {repeat: ...}}, where each response is an AI
+//     message (id, content, tool_calls, usage) or {raise: {error, message}}.
+//     Required when agent.model is "scripted", its default.
+//   - models (mapping of name to script): more scripted models, which
+//     middleware options name ("model: summarizer").
+//   - tools (list): the agent's tools; see Tools below.
+//   - turns (list, at least one): the inputs, run in order; see Turns.
+//   - expect (mapping): what the run must show; see Expectations.
+//
+// # Agent
+//
+//   - kind: "react" (LangGraph's create_react_agent; the default) or
+//     "agent" (LangChain's create_agent).
+//   - model: "scripted" (the default; answers come from script), or a
+//     provider model answered from the scenario's cassette:
+//     "openai:<model>", "anthropic:<model>" or "openai-compatible:<model>".
+//   - base_url (string): the provider's base URL; required for
+//     openai-compatible, and it must match the recorded requests.
+//   - prompt (string): the system prompt (react's prompt, create_agent's
+//     system_prompt).
+//   - recursion_limit (integer ≥ 0): supersteps allowed per turn; 0 means
+//     the kind's default, 25 for react and 10,000 for agent.
+//   - version: create_react_agent's "v1" or "v2" (the default).
+//   - name (string): the agent's name, set on its AI messages.
+//   - response_format (mapping): ask for a structured response. schema
+//     (required) is a JSON Schema with a title; strategy is "auto" (the
+//     default), "tool" or "provider"; validate (bool) coerces answers as a
+//     pydantic model would.
+//   - middleware (list, kind "agent" only): create_agent middleware in
+//     order, each {type, options}. type is the LangChain class:
+//     HumanInTheLoopMiddleware, ModelCallLimitMiddleware,
+//     ToolCallLimitMiddleware, ToolRetryMiddleware, ModelRetryMiddleware,
+//     ModelFallbackMiddleware, PIIMiddleware, SummarizationMiddleware,
+//     ContextEditingMiddleware, LLMToolSelectorMiddleware,
+//     TodoListMiddleware or LLMToolEmulator. options (mapping) are the
+//     class's keyword arguments as in Python; models are named by their key
+//     in models.
+//   - checkpointer (bool): true (the default) runs with an in-memory
+//     checkpointer; false runs without one, so every turn starts a fresh
+//     thread. Then no thread may have two turns, and resume, decisions,
+//     update_state, continue and from_step are errors.
+//   - interrupt_before, interrupt_after (lists of node names): pause there.
+//   - handle_tool_errors: ToolNode's handle_tool_errors for react agents:
+//     true (the default), false, or the message to answer failed calls
+//     with.
+//   - max_concurrency (integer ≥ 0): tool calls run at once; 0, the
+//     default, is no cap.
+//
+// # Tools
+//
+// Each tool has a name, unique in the file, and exactly one behaviour:
+//
+//   - name (string, required), description (string).
+//   - parameters (mapping): the arguments' JSON Schema; default an object
+//     with no properties.
+//   - return_direct (bool): the tool's result ends the run.
+//   - go: true: a Go function that the program or test running the
+//     scenario registers under the tool's name (Options.Tools).
+//   - results (list): scripted results. A call takes the first result
+//     whose when matches its arguments and that has uses left.
+//   - emulate: true, or the emulator's options: calls are answered by
+//     emulation.
+//
+// A result has:
+//
+//   - when (any): the arguments it answers; absent or null matches every
+//     call.
+//   - match: how when matches: "exact" (the default: equal arguments),
+//     "subset" (when's keys have equal values in the arguments) or "regex"
+//     (when's string values are regular expressions, in Go's RE2 syntax,
+//     matched against the arguments' values; they must compile).
+//   - times (integer ≥ 0): how many calls it answers; 0, the default, is
+//     any number.
+//   - return (any): the tool's output, a string or any JSON value.
+//   - error (string): raise a ToolException with this text instead;
+//     error_type (string, only with error) names the exception. A result
+//     sets return or error, not both.
+//
+// # Turns
+//
+// Each turn is exactly one of:
+//
+//   - user (string): send a user message.
+//   - resume (any but null): resume an interrupted run, Command(resume=...).
+//   - decisions (list): resume a HumanInTheLoopMiddleware interrupt, one
+//     decision per action request: {type: approve}, {type: edit,
+//     edited_action: {name, args}} or {type: reject, message}.
+//   - update_state (mapping): write these values to the thread's state as
+//     as_node (a string, only with update_state).
+//   - continue: true: run the thread on from where it stopped (invoke with
+//     None), as after interrupt_before.
+//
+// and may also have:
+//
+//   - thread (string): the thread it runs on, default "main". A name not
+//     used before starts a new thread, whose first turn cannot be resume,
+//     decisions or continue (there is nothing to go on from) nor have
+//     from_step.
+//   - from_step (integer ≥ -1): run (or update) from the thread's
+//     checkpoint of that step instead of its newest: time travel. -1 is
+//     the input checkpoint.
+//
+// # Expectations
+//
+// Every key set under expect is one expectation; a run passes when all
+// hold.
+//
+//   - trajectory: the tool calls made. mode is "strict" (the default: the
+//     same calls in the same order), "unordered" (the same calls in any
+//     order), "subset" (every call made was expected) or "superset" (every
+//     expected call was made). args is how arguments compare: "exact" (the
+//     default), "ignore", "subset" (the made call's arguments are among the
+//     expected ones) or "superset" (the expected arguments are among the
+//     made ones); tool_args maps a tool name to its own args mode. calls
+//     lists the expected calls, each {name, args}. With group_parallel:
+//     true, steps lists them instead, one list per AI message, and the
+//     calls of one message compare as a set; steps is an error without
+//     group_parallel. Unless the agent has middleware or a response_format
+//     (which add tools of their own), each name must be a declared tool or
+//     one the script calls.
+//   - final: the text of the last AI message: equals (string), contains
+//     and not_contains (lists of strings), regex (RE2, must compile).
+//     Every key set must hold.
+//   - structured_response: schema (a JSON Schema the structured response
+//     validates against) and values (expected as a subset of it).
+//   - interrupts (list): the interrupt values raised across turns, in
+//     order, each matched as a subset; "interrupts: []" asserts none.
+//   - max_model_calls, max_tool_calls, max_steps, max_tokens (integers
+//     ≥ 0) and max_cost (number ≥ 0, US dollars): limits on the run.
+//   - error: the last turn must fail: type (the Python exception kind,
+//     "GraphRecursionError") and contains (text in the message).
+//   - golden (bool): compare the run's transcript with
+//     golden/<scenario>.golden; go test -update rewrites it.
+//
+// # Errors
+//
+// Load and Parse report every problem of a file at once, as a *LoadError
+// whose Problems each print as "file:line:col: field: message", the field
+// being the dotted path of the value ("tools[0].results[1].when"):
+//
+//	weather.yaml:3:9: agent.kind: unknown kind "reakt": expected "react" or "agent" (did you mean "react"?)
+//	weather.yaml:12:9: tools[0].results[0].retrun: unknown field "retrun" (did you mean "return"?)
+//
+// Scenario.Pos gives the place of any field of a loaded scenario, so
+// problems found later (a script that runs out, an expectation that
+// fails) can point into the file too.
 package harness

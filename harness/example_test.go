@@ -1,0 +1,97 @@
+package harness_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/agenteval/agenteval/harness"
+)
+
+// A scenario file, parsed: fields hold what the file says, and every field
+// has a position for later messages.
+func ExampleParse() {
+	const file = `
+description: The agent looks up the weather and answers.
+tags: [react, tools]
+agent:
+  kind: react
+script:
+  responses:
+    - content: ""
+      tool_calls: [{name: get_weather, args: {city: Paris}, id: call_1}]
+    - content: It is sunny in Paris.
+tools:
+  - name: get_weather
+    results:
+      - when: {city: Paris}
+        return: sunny
+turns:
+  - user: What's the weather in Paris?
+expect:
+  trajectory: {calls: [{name: get_weather, args: {city: Paris}}]}
+  final: {contains: [sunny]}
+  max_model_calls: 2
+`
+	s, err := harness.Parse("weather.yaml", []byte(file))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(s.Agent.Kind, s.Tools[0].Name, s.Turns[0].User)
+	fmt.Println("max model calls:", *s.Expect.MaxModelCalls)
+	fmt.Println("trajectory at", s.Pos("expect.trajectory"))
+	when, _ := json.Marshal(s.Tools[0].Results[0].When)
+	fmt.Println("when:", string(when))
+	// Output:
+	// react get_weather What's the weather in Paris?
+	// max model calls: 2
+	// trajectory at {19 15}
+	// when: {"city":"Paris"}
+}
+
+// Every problem in a file is reported at once, each with its place, field
+// and what was expected.
+func ExampleParse_problems() {
+	const file = `agent:
+  kind: reakt
+  modle: scripted
+script:
+  responses: [{content: hi}]
+tools:
+  - name: get_weather
+    results: [{return: sunny}]
+    emulate: true
+turns:
+  - resume: yes
+`
+	_, err := harness.Parse("broken.yaml", []byte(file))
+	var le *harness.LoadError
+	if errors.As(err, &le) {
+		for _, p := range le.Problems {
+			fmt.Println(p)
+		}
+	}
+	// Output:
+	// broken.yaml:2:9: agent.kind: unknown kind "reakt": expected "react" or "agent" (did you mean "react"?)
+	// broken.yaml:3:3: agent.modle: unknown field "modle" (did you mean "model"?)
+	// broken.yaml:7:5: tools[0]: needs exactly one of go, results or emulate, got results and emulate
+	// broken.yaml:11:5: turns[0].resume: thread "main" has not started: its first turn cannot be resume
+}
+
+// The JSON Schema of scenario files, for editors and "agenteval schema".
+func ExampleSchemaJSON() {
+	var schema struct {
+		ID    string `json:"$id"`
+		Title string `json:"title"`
+	}
+	if err := json.Unmarshal(harness.SchemaJSON(), &schema); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(schema.ID)
+	fmt.Println(schema.Title)
+	// Output:
+	// https://agenteval.dev/schema/scenario/v1.json
+	// agenteval scenario
+}
