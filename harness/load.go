@@ -118,8 +118,9 @@ func Parse(path string, data []byte) (*Scenario, error) {
 // there are none). A path is a file, or a directory searched recursively for
 // *.yaml and *.yml files, skipping files and directories whose names start
 // with "." or "_". Files load in path order. Each scenario's Rel is its path
-// relative to root (relative to the path's own directory when it is not
-// under root), without extension and with forward slashes; Name defaults to
+// relative to root, without extension and with forward slashes; for a path
+// not under root it is relative to that path's own directory (a file's base
+// name, or the file's path below the directory given). Name defaults to
 // Rel. Every file is loaded: the error joins every file's *LoadError, and
 // names used twice, and the scenarios that did load are returned with it.
 func LoadDir(root string, paths ...string) ([]*Scenario, error) {
@@ -337,7 +338,7 @@ func position(n ast.Node) Position {
 // parseYAML reads the file into an engine value tree, recording positions;
 // it reports false when the file is not YAML the tree can hold.
 func (r *reader) parseYAML(data []byte) (any, bool) {
-	f, err := parser.ParseBytes(data, 0, parser.AllowDuplicateMapKey())
+	f, err := parseBytes(data)
 	if err != nil {
 		var ye yaml.Error
 		if errors.As(err, &ye) {
@@ -373,6 +374,17 @@ func (r *reader) parseYAML(data []byte) (any, bool) {
 	return doc, len(r.problems) == 0
 }
 
+// parseBytes runs goccy's parser, turning a panic in it (outside code,
+// fed outside input) into an error.
+func parseBytes(data []byte) (f *ast.File, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			f, err = nil, fmt.Errorf("the YAML parser failed: %v", p)
+		}
+	}()
+	return parser.ParseBytes(data, 0, parser.AllowDuplicateMapKey())
+}
+
 // isComment reports whether a document body is only comments.
 func isComment(n ast.Node) bool {
 	switch n.(type) {
@@ -394,7 +406,11 @@ func (r *reader) value(n ast.Node, path string, at Position, depth int) any {
 		return nil
 	}
 	if depth > maxDepth {
-		r.problem(path, at, fmt.Sprintf("nested deeper than %d levels", maxDepth))
+		// The path itself would be hundreds of segments long.
+		if p := position(n); p.Line > 0 {
+			at = p
+		}
+		r.problem("", at, fmt.Sprintf("values are nested deeper than %d levels", maxDepth))
 		return nil
 	}
 	if n == nil {
