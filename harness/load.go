@@ -22,6 +22,7 @@ import (
 
 	"github.com/agenteval/agenteval/engine"
 	"github.com/agenteval/agenteval/engine/llm"
+	"github.com/agenteval/agenteval/engine/middleware"
 )
 
 // Problem is one thing wrong with a scenario file: where it is, which field,
@@ -795,6 +796,34 @@ func (r *reader) checkAgent(s *Scenario) {
 	if len(a.Middleware) > 0 && a.Kind != "agent" {
 		kind := cmp.Or(a.Kind, "react")
 		r.problem("agent.middleware", r.posOf("agent.middleware"), fmt.Sprintf(`middleware needs agent.kind "agent" (create_agent), not %q`, kind))
+	}
+	r.checkMiddlewareOptions(s)
+}
+
+// checkMiddlewareOptions builds each middleware once, as the runner will,
+// so that a wrong option is an error of the file, at its options.
+func (r *reader) checkMiddlewareOptions(s *Scenario) {
+	models := map[string]engine.ChatModel{"model": llm.NewScripted("model", llm.Script{})}
+	for name := range s.Models {
+		models[name] = llm.NewScripted(name, llm.Script{})
+	}
+	for i, m := range s.Agent.Middleware {
+		opts, ok := m.Options.(*engine.Object)
+		if m.Options != nil && !ok {
+			continue // the schema has reported it
+		}
+		if _, err := middleware.Build(m.Type, opts, middleware.BuildOptions{Models: models}); err != nil {
+			if errors.Is(err, middleware.ErrUnknownClass) {
+				continue // the schema has reported it
+			}
+			path := fmt.Sprintf("agent.middleware[%d].options", i)
+			if m.Options == nil {
+				path = fmt.Sprintf("agent.middleware[%d]", i)
+			}
+			for _, line := range strings.Split(err.Error(), "\n") {
+				r.problem(path, r.posOf(path), line)
+			}
+		}
 	}
 }
 

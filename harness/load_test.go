@@ -65,6 +65,12 @@ func TestLoadBrokenFiles(t *testing.T) {
 			`testdata/load/wrong_types.yaml:14:11: expect.golden: expected a boolean, got a number`,
 		},
 	}, {
+		file:   "middleware_options.yaml",
+		reason: "middleware options are checked by building the middleware, at the options' place",
+		want: []string{
+			`testdata/load/middleware_options.yaml:5:16: agent.middleware[0].options: run_limit: expected an integer or null, got 'many'`,
+		},
+	}, {
 		file:   "enums.yaml",
 		reason: "a value outside an enum lists the allowed values, with a suggestion when one is close",
 		want: []string{
