@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,12 +26,13 @@ type setup struct {
 	toolUses atomic.Int64
 	recorder *cassette.Recorder
 	cassette string
+	clock    *virtualClock
 }
 
 // build makes the scenario's agent: its model (scripted, or a provider
 // behind the scenario's cassette), tools and middleware.
-func build(ctx context.Context, s *Scenario, opts *Options) (*setup, error) {
-	st := &setup{}
+func build(s *Scenario, opts *Options) (*setup, error) {
+	st := &setup{clock: newVirtualClock()}
 	inner, err := st.buildModel(s, opts)
 	if err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func build(ctx context.Context, s *Scenario, opts *Options) (*setup, error) {
 		cfg := engine.ReactAgentConfig{
 			Model: st.model, Tools: tools, Checkpointer: cp,
 			InterruptBefore: s.Agent.InterruptBefore, InterruptAfter: s.Agent.InterruptAfter,
-			Version: s.Agent.Version, Name: s.Agent.Name,
+			Version: s.Agent.Version, Name: s.Agent.Name, Clock: st.clock,
 		}
 		if s.Agent.Prompt != "" {
 			cfg.Prompt = engine.PromptText(s.Agent.Prompt)
@@ -81,7 +81,7 @@ func build(ctx context.Context, s *Scenario, opts *Options) (*setup, error) {
 		cfg := engine.AgentConfig{
 			Model: st.model, Tools: tools, SystemPrompt: s.Agent.Prompt, Middleware: mws,
 			Checkpointer: cp, InterruptBefore: s.Agent.InterruptBefore, InterruptAfter: s.Agent.InterruptAfter,
-			Name: s.Agent.Name,
+			Name: s.Agent.Name, Clock: st.clock,
 		}
 		if rf := s.Agent.ResponseFormat; rf != nil {
 			schema, _ := rf.Schema.(*engine.Object)
@@ -97,7 +97,6 @@ func build(ctx context.Context, s *Scenario, opts *Options) (*setup, error) {
 	if s.Agent.RecursionLimit > 0 {
 		st.limit = s.Agent.RecursionLimit
 	}
-	_ = ctx
 	return st, nil
 }
 
@@ -285,6 +284,3 @@ func (m *meteredModel) Name() string {
 	}
 	return m.name
 }
-
-// ensure the recorder's client type is what llm wants
-var _ = (*http.Client)(nil)

@@ -189,7 +189,7 @@ func runScenario(ctx context.Context, s *Scenario, opts *Options) (res report.Sc
 		res.Status, res.Message = report.StatusError, err.Error()
 		return res, nil
 	}
-	st, err := build(ctx, s, opts)
+	st, err := build(s, opts)
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", s.File, err))
 	}
