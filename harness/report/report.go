@@ -151,13 +151,16 @@ type Exchange struct {
 
 // Usage is what a scenario used.
 type Usage struct {
-	ModelCalls   int     `json:"model_calls"`
-	ToolCalls    int     `json:"tool_calls"`
-	Steps        int     `json:"steps"`
-	InputTokens  int     `json:"input_tokens"`
-	OutputTokens int     `json:"output_tokens"`
-	TotalTokens  int     `json:"total_tokens"`
-	CostUSD      float64 `json:"cost_usd"`
+	// ModelCalls counts every model call, EmulatedModelCalls those made
+	// by tool emulators among them.
+	ModelCalls         int     `json:"model_calls"`
+	EmulatedModelCalls int     `json:"emulated_model_calls,omitempty"`
+	ToolCalls          int     `json:"tool_calls"`
+	Steps              int     `json:"steps"`
+	InputTokens        int     `json:"input_tokens"`
+	OutputTokens       int     `json:"output_tokens"`
+	TotalTokens        int     `json:"total_tokens"`
+	CostUSD            float64 `json:"cost_usd"`
 	// CostKnown is false when a model's price is not in the price table.
 	CostKnown bool `json:"cost_known"`
 }
