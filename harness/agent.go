@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agenteval/agenteval/cassette"
+	"github.com/agenteval/agenteval/emulator"
 	"github.com/agenteval/agenteval/engine"
 	"github.com/agenteval/agenteval/engine/checkpoint"
 	"github.com/agenteval/agenteval/engine/llm"
@@ -43,6 +44,14 @@ func build(s *Scenario, opts *Options) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
+	models, err := st.namedModels(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	groups, err := st.emulation(s, opts, models)
+	if err != nil {
+		return nil, err
+	}
 	var cp engine.Checkpointer
 	if s.Agent.Checkpointer == nil || *s.Agent.Checkpointer {
 		cp = checkpoint.NewMemory()
@@ -57,6 +66,13 @@ func build(s *Scenario, opts *Options) (*setup, error) {
 		}
 		if s.Agent.Prompt != "" {
 			cfg.Prompt = engine.PromptText(s.Agent.Prompt)
+		}
+		for _, g := range groups {
+			w, err := emulator.Wrapper(g.model, g.tools)
+			if err != nil {
+				return nil, err
+			}
+			cfg.ToolNodeOptions.Wrap = emulator.Chain(cfg.ToolNodeOptions.Wrap, w)
 		}
 		switch h := s.Agent.HandleToolErrors.(type) {
 		case nil:
@@ -74,7 +90,7 @@ func build(s *Scenario, opts *Options) (*setup, error) {
 		st.graph, err = engine.CreateReactAgent(cfg)
 	case "agent":
 		st.limit = engine.AgentRecursionLimit
-		mws, merr := buildMiddleware(s, opts, st)
+		mws, merr := buildMiddleware(s, models, groups)
 		if merr != nil {
 			return nil, merr
 		}
@@ -129,16 +145,23 @@ func (st *setup) buildModel(s *Scenario, opts *Options) (engine.ChatModel, error
 		return nil, err
 	}
 	st.recorder = rec
-	lopts := llm.Options{HTTPClient: rec.Client(), Replay: opts.Mode == cassette.ModeReplay, BaseURL: s.Agent.BaseURL, LookupEnv: opts.LookupEnv}
-	if lopts.Replay && lopts.LookupEnv == nil {
-		// a replay sends no key, so none is read
-		lopts.LookupEnv = func(string) (string, bool) { return "", false }
-	}
+	lopts := st.llmOptions(s, opts)
 	m, err := llm.New(s.Agent.Model, lopts)
 	if err != nil {
 		return nil, fmt.Errorf("agent.model: %w", err)
 	}
 	return m, nil
+}
+
+// llmOptions are the options of a provider model answered from the
+// scenario's cassette.
+func (st *setup) llmOptions(s *Scenario, opts *Options) llm.Options {
+	lopts := llm.Options{HTTPClient: st.recorder.Client(), Replay: opts.Mode == cassette.ModeReplay, BaseURL: s.Agent.BaseURL, LookupEnv: opts.LookupEnv}
+	if lopts.Replay && lopts.LookupEnv == nil {
+		// a replay sends no key, so none is read
+		lopts.LookupEnv = func(string) (string, bool) { return "", false }
+	}
+	return lopts
 }
 
 func parseScript(v any) (llm.Script, error) {
@@ -154,41 +177,106 @@ func (st *setup) buildTools(s *Scenario, opts *Options) ([]engine.Tool, error) {
 	for i := range s.Tools {
 		spec := &s.Tools[i]
 		var t engine.Tool
-		switch {
-		case spec.Go:
+		if spec.Go {
 			reg, ok := opts.Tools[spec.Name]
 			if !ok {
 				return nil, fmt.Errorf("tools[%d] (%s): go: no Go tool named %q is registered (Options.Tools)", i, spec.Name, spec.Name)
 			}
 			t = reg
-		case spec.Emulate != nil:
-			return nil, fmt.Errorf("tools[%d] (%s): emulate: tool emulation is not available in this build; use results, or LLMToolEmulator middleware", i, spec.Name)
-		default:
-			sc, err := newScriptedTool(i, spec)
+			if spec.Latency != nil {
+				def := reg.Definition()
+				t = engine.NewTool(def, withLatency(reg.Invoke, spec.Name, *spec.Latency, 0))
+			}
+		} else {
+			fn, err := st.toolFunc(i, spec)
 			if err != nil {
 				return nil, err
 			}
-			st.tools = append(st.tools, sc)
+			if spec.Latency != nil {
+				seed := uint64(0)
+				if spec.Emulate != nil {
+					seed = uint64(spec.Emulate.Seed)
+				}
+				fn = withLatency(fn, spec.Name, *spec.Latency, seed)
+			}
 			params, _ := spec.Parameters.(*engine.Object)
 			if params == nil {
 				params = engine.NewObject("type", "object", "properties", engine.NewObject())
 			}
-			t = engine.NewTool(engine.ToolDef{Name: spec.Name, Description: spec.Description, Parameters: params, ReturnDirect: spec.ReturnDirect}, sc.call)
+			t = engine.NewTool(engine.ToolDef{Name: spec.Name, Description: spec.Description, Parameters: params, ReturnDirect: spec.ReturnDirect}, fn)
 		}
 		tools = append(tools, countingTool{Tool: t, calls: &st.toolUses})
 	}
 	return tools, nil
 }
 
-func buildMiddleware(s *Scenario, opts *Options, st *setup) ([]engine.Middleware, error) {
+// emulatedGroup is the tools one model emulates.
+type emulatedGroup struct {
+	model engine.ChatModel
+	tools []string
+}
+
+// emulation groups the model-emulated tools by their emulating model, in
+// the order the tools are declared: the agent's own model, a scripted one
+// from models, or a provider model behind the scenario's cassette.
+func (st *setup) emulation(s *Scenario, opts *Options, models map[string]engine.ChatModel) ([]emulatedGroup, error) {
+	var groups []emulatedGroup
+	index := map[string]int{}
+	for i, t := range s.Tools {
+		if t.Emulate == nil || t.Emulate.Output != nil {
+			continue
+		}
+		key := t.Emulate.Model
+		if key == "" {
+			key = "agent"
+		}
+		g, ok := index[key]
+		if !ok {
+			var m engine.ChatModel
+			switch {
+			case key == "agent":
+				m = &meteredModel{inner: st.model.inner, name: st.model.name, prices: opts.Prices, shared: st.model, emulated: true}
+			case models[key] != nil:
+				m = models[key]
+				if mm, ok := m.(*meteredModel); ok {
+					m = &meteredModel{inner: mm.inner, name: mm.name, prices: opts.Prices, shared: st.model, emulated: true}
+				}
+			case strings.Contains(key, ":"):
+				if st.recorder == nil {
+					return nil, fmt.Errorf("tools[%d] (%s): emulate.model %q: a provider emulator needs a provider agent model, whose cassette it shares", i, t.Name, key)
+				}
+				inner, err := llm.New(key, st.llmOptions(s, opts))
+				if err != nil {
+					return nil, fmt.Errorf("tools[%d] (%s): emulate.model: %w", i, t.Name, err)
+				}
+				m = &meteredModel{inner: inner, name: modelID(key), prices: opts.Prices, shared: st.model, emulated: true}
+			default:
+				return nil, fmt.Errorf("tools[%d] (%s): emulate.model: no model %q in models", i, t.Name, key)
+			}
+			g = len(groups)
+			index[key] = g
+			groups = append(groups, emulatedGroup{model: m})
+		}
+		groups[g].tools = append(groups[g].tools, t.Name)
+	}
+	return groups, nil
+}
+
+// namedModels builds the scenario's models (summarizers, selectors,
+// fallbacks, emulators), metered with the agent's model.
+func (st *setup) namedModels(s *Scenario, opts *Options) (map[string]engine.ChatModel, error) {
 	models := map[string]engine.ChatModel{}
 	for _, name := range slices.Sorted(mapsKeys(s.Models)) {
 		script, err := parseScript(s.Models[name])
 		if err != nil {
 			return nil, fmt.Errorf("models.%s: %w", name, err)
 		}
-		models[name] = &meteredModel{inner: llm.NewScripted(name, script), name: name, prices: opts.Prices, shared: st.model, aux: true}
+		models[name] = &meteredModel{inner: llm.NewScripted(name, script), name: name, prices: opts.Prices, shared: st.model}
 	}
+	return models, nil
+}
+
+func buildMiddleware(s *Scenario, models map[string]engine.ChatModel, groups []emulatedGroup) ([]engine.Middleware, error) {
 	var out []engine.Middleware
 	for i, m := range s.Agent.Middleware {
 		o, _ := m.Options.(*engine.Object)
@@ -198,6 +286,13 @@ func buildMiddleware(s *Scenario, opts *Options, st *setup) ([]engine.Middleware
 		mw, err := middleware.Build(m.Type, o, middleware.BuildOptions{Models: models})
 		if err != nil {
 			return nil, fmt.Errorf("agent.middleware[%d] (%s): %w", i, m.Type, err)
+		}
+		out = append(out, mw)
+	}
+	for _, g := range groups {
+		mw, err := emulator.Middleware(g.model, g.tools)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, mw)
 	}
@@ -214,22 +309,23 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
-// meteredModel counts a model's calls and tokens and prices them. Models
-// named in a scenario's models (summarizers, emulators, selectors) count
-// into the agent's model's meter, marked aux.
+// meteredModel counts a model's calls and tokens and prices them. The
+// other models of a scenario (summarizers, selectors, tool emulators)
+// count into the agent's model's meter (shared); an emulator's calls are
+// also counted as emulated.
 type meteredModel struct {
-	inner  engine.ChatModel
-	name   string
-	prices llm.PriceTable
-	shared *meteredModel
-	aux    bool
+	inner    engine.ChatModel
+	name     string
+	prices   llm.PriceTable
+	shared   *meteredModel
+	emulated bool
 
-	mu       sync.Mutex
-	calls    int
-	auxCalls int
-	usage    engine.Usage
-	cost     float64
-	unknown  bool
+	mu            sync.Mutex
+	calls         int
+	emulatedCalls int
+	usage         engine.Usage
+	cost          float64
+	unknown       bool
 }
 
 // Generate implements engine.ChatModel.
@@ -242,8 +338,8 @@ func (m *meteredModel) Generate(ctx context.Context, req engine.ModelRequest) (e
 	meter.mu.Lock()
 	defer meter.mu.Unlock()
 	meter.calls++
-	if m.aux {
-		meter.auxCalls++
+	if m.emulated {
+		meter.emulatedCalls++
 	}
 	if err == nil && msg.UsageMetadata != nil {
 		u := msg.UsageMetadata

@@ -127,8 +127,20 @@
 //     scenario registers under the tool's name (Options.Tools).
 //   - results (list): scripted results. A call takes the first result
 //     whose when matches its arguments and that has uses left.
-//   - emulate: true, or the emulator's options: calls are answered by
-//     emulation.
+//   - emulate (mapping): calls are answered by emulation instead of a
+//     tool (see the emulator package). With output (a JSON Schema), each
+//     call gets a value generated from it, seed (integer, default 0) and
+//     the call's arguments: the same arguments give the same value, with
+//     realistic strings for formats and enums. Otherwise a model answers,
+//     as LangChain's LLMToolEmulator does: model is "agent" (the default,
+//     the agent's own model), a name from models, or a provider model
+//     ("openai:gpt-4.1-mini") whose calls go into the scenario's
+//     cassette. "emulate: {}" emulates with the agent's model. Emulated
+//     calls are marked in transcripts and reports.
+//   - latency (mapping): every call of the tool, whatever answers it, waits
+//     a duration drawn from {dist: fixed, ms}, {dist: uniform, min_ms,
+//     max_ms} or {dist: lognormal, median_ms, sigma, max_ms (optional
+//     cap)} on the scenario's virtual clock, which costs no wall time.
 //
 // A result has:
 //

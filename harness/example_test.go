@@ -61,7 +61,7 @@ script:
 tools:
   - name: get_weather
     results: [{return: sunny}]
-    emulate: true
+    emulate: {}
 turns:
   - resume: yes
 `

@@ -19,6 +19,13 @@ func exchanges(s *Scenario, o *Observed) []report.Exchange {
 	add := func(from, to, kind, label string) {
 		out = append(out, report.Exchange{From: from, To: to, Kind: kind, Label: label})
 	}
+	emulated := map[string]bool{} // tool -> answered by a model
+	for _, t := range s.Tools {
+		if t.Emulate != nil {
+			emulated[t.Name] = t.Emulate.Output == nil
+		}
+	}
+	calls := map[string]report.ToolCall{}
 	turn := -1
 	for _, st := range o.Steps {
 		if st.Turn != turn {
@@ -53,6 +60,7 @@ func exchanges(s *Scenario, o *Observed) []report.Exchange {
 				}
 				add("model", "agent", "response", label)
 				for _, c := range m.ToolCalls {
+					calls[c.ID] = c
 					add("agent", "tools", "call", fmt.Sprintf("%s(%s)", c.Name, c.Args))
 				}
 			case m.Type == string(engine.TypeTool):
@@ -60,7 +68,14 @@ func exchanges(s *Scenario, o *Observed) []report.Exchange {
 				if m.Status == "error" {
 					kind = "error"
 				}
-				add("tools", "agent", kind, m.Name+": "+m.Content)
+				byModel, isEmulated := emulated[m.Name]
+				if byModel {
+					c := calls[m.ToolCallID]
+					out = append(out,
+						report.Exchange{From: "tools", To: "model", Kind: "request", Label: fmt.Sprintf("emulate %s(%s)", m.Name, c.Args), Emulated: true},
+						report.Exchange{From: "model", To: "tools", Kind: "response", Label: m.Content, Emulated: true})
+				}
+				out = append(out, report.Exchange{From: "tools", To: "agent", Kind: kind, Label: m.Name + ": " + m.Content, Emulated: isEmulated})
 			}
 		}
 		// a turn's interrupts pause it after its last step

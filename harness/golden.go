@@ -25,6 +25,15 @@ const GoldenSuffix = ".golden"
 func Transcript(s *Scenario, o *Observed) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# scenario %s\n", s.Name)
+	emulated := map[string]string{}
+	for _, t := range s.Tools {
+		switch {
+		case t.Emulate != nil && t.Emulate.Output != nil:
+			emulated[t.Name] = "emulated: schema"
+		case t.Emulate != nil:
+			emulated[t.Name] = "emulated: model"
+		}
+	}
 	turn := -1
 	for _, st := range o.Steps {
 		if st.Turn != turn {
@@ -33,7 +42,11 @@ func Transcript(s *Scenario, o *Observed) string {
 		}
 		fmt.Fprintf(&b, "  step %d · %s\n", st.Step, strings.Join(compactNodes(st.Nodes), ", "))
 		for _, m := range st.Messages {
-			writeMessage(&b, m)
+			note := ""
+			if m.Type == string(engine.TypeTool) {
+				note = emulated[m.Name]
+			}
+			writeMessage(&b, m, note)
 		}
 		var other []string
 		for _, k := range st.Keys {
@@ -61,6 +74,9 @@ func Transcript(s *Scenario, o *Observed) string {
 	fmt.Fprintf(&b, "  final: %s\n", quote(o.Final))
 	u := o.Usage
 	fmt.Fprintf(&b, "  usage: %d model calls, %d tool calls, %d steps, %d tokens\n", u.ModelCalls, u.ToolCalls, u.Steps, u.TotalTokens)
+	if u.EmulatedModelCalls > 0 {
+		fmt.Fprintf(&b, "  emulated: %d of the model calls answered tool calls\n", u.EmulatedModelCalls)
+	}
 	return b.String()
 }
 
@@ -105,7 +121,7 @@ func describeTurn(t Turn) string {
 	return "continue"
 }
 
-func writeMessage(b *strings.Builder, m report.Message) {
+func writeMessage(b *strings.Builder, m report.Message, note string) {
 	head := m.Type
 	if m.Name != "" {
 		head += " " + m.Name
@@ -116,6 +132,9 @@ func writeMessage(b *strings.Builder, m report.Message) {
 	}
 	if m.Status == "error" {
 		b.WriteString(" (error)")
+	}
+	if note != "" {
+		fmt.Fprintf(b, " (%s)", note)
 	}
 	if m.Content != "" || len(m.ToolCalls) == 0 {
 		fmt.Fprintf(b, " %s", quote(m.Content))

@@ -20,6 +20,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
+	"github.com/agenteval/agenteval/emulator"
 	"github.com/agenteval/agenteval/engine"
 	"github.com/agenteval/agenteval/engine/llm"
 	"github.com/agenteval/agenteval/engine/middleware"
@@ -890,6 +891,27 @@ func (r *reader) checkTools(s *Scenario) {
 				r.problem(tp+".name", r.posOf(tp+".name"), fmt.Sprintf("duplicate tool %q (also tools[%d])", t.Name, j))
 			} else {
 				first[t.Name] = i
+			}
+		}
+		if t.Latency != nil {
+			if err := t.Latency.Validate(); err != nil {
+				r.problem(tp+".latency", r.posOf(tp+".latency"), err.Error())
+			}
+		}
+		if e := t.Emulate; e != nil {
+			ep := tp + ".emulate"
+			if schema, ok := e.Output.(*engine.Object); ok {
+				if e.Model != "" {
+					r.problem(ep+".model", r.keyPosOf(ep+".model"), "an emulated tool is answered either by a model or from an output schema: set model or output, not both")
+				}
+				if _, err := emulator.Value(schema, uint64(e.Seed)); err != nil {
+					r.problem(ep+".output", r.posOf(ep+".output"), fmt.Sprintf("no value can be generated from this schema: %v", err))
+				}
+			} else if m := e.Model; m != "" && m != "agent" && !strings.Contains(m, ":") {
+				if _, ok := s.Models[m]; !ok {
+					msg := fmt.Sprintf("no model %q: expected \"agent\", a name from models or a provider model such as \"openai:gpt-4.1-mini\"", m)
+					r.problem(ep+".model", r.posOf(ep+".model"), msg)
+				}
 			}
 		}
 		for j, res := range t.Results {

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/agenteval/agenteval/emulator"
 	"github.com/agenteval/agenteval/engine"
 )
 
@@ -267,7 +268,8 @@ tools:
   - name: search
     go: true
   - name: guess
-    emulate: {hint: anything}
+    emulate: {model: agent, seed: 3}
+    latency: {dist: fixed, ms: 20}
 turns:
   - user: Mail Bob.
   - decisions: [{type: approve}]
@@ -339,7 +341,7 @@ func TestParseFullScenario(t *testing.T) {
 		}, {
 			Name: "search", Go: true,
 		}, {
-			Name: "guess", Emulate: engine.NewObject("hint", "anything"),
+			Name: "guess", Emulate: &Emulate{Model: "agent", Seed: 3}, Latency: &emulator.Latency{Dist: "fixed", MS: 20},
 		}},
 		Turns: []Turn{
 			{User: "Mail Bob."},
@@ -405,9 +407,9 @@ func TestParsePositions(t *testing.T) {
 		{"agent.middleware[1].type", "list entries are indexed", Position{21, 13}},
 		{"tools[0].results[0].when", "a flow mapping starts at its brace", Position{41, 15}},
 		{"tools[0].results[0].when.to", "free-form values have positions too", Position{41, 20}},
-		{"turns[3].from_step", "negative numbers", Position{58, 16}},
-		{"expect.trajectory", "nested mappings", Position{62, 5}},
-		{"expect.interrupts", "an empty flow list starts at its bracket", Position{70, 15}},
+		{"turns[3].from_step", "negative numbers", Position{59, 16}},
+		{"expect.trajectory", "nested mappings", Position{63, 5}},
+		{"expect.interrupts", "an empty flow list starts at its bracket", Position{71, 15}},
 		{"expect.nothing", "a field not in the file has no position", Position{}},
 	}
 	for _, tt := range tests {

@@ -37,8 +37,11 @@ type Observed struct {
 	Invokes []Invoke
 	// Usage counts model calls, tool calls, steps, tokens and cost.
 	Usage report.Usage
-	// Err is the error of the last turn, nil if it succeeded.
+	// Err is the error of the turn that failed, nil if every turn
+	// succeeded; the turns after a failed one are not run.
 	Err error
+	// errTurn is the index of the turn that failed.
+	errTurn int
 }
 
 // Invoke is one run of the graph.

@@ -217,14 +217,14 @@ func runScenario(ctx context.Context, s *Scenario, opts *Options) (res report.Sc
 		return fail(obs.Err)
 	}
 	for _, t := range st.tools {
-		if len(t.unmatched) > 0 {
-			return fail(fmt.Errorf("%s: tools[%d] (%s): no scripted result matches the arguments %s: add a result for them", s.File, t.index, t.spec.Name, strings.Join(t.unmatched, ", ")))
+		if un := t.Unmatched(); len(un) > 0 {
+			return fail(fmt.Errorf("%s: tools[%d] (%s): no scripted result matches the arguments %s: add a result for them", s.File, t.index, t.spec.Name, strings.Join(un, ", ")))
 		}
 	}
 
 	checks := CheckExpect(s.Expect, obs)
 	if obs.Err != nil && s.Expect.Error == nil {
-		checks = append([]report.Expectation{{Name: "error", Message: fmt.Sprintf("the run failed: %s", errText(obs.Err))}}, checks...)
+		checks = append([]report.Expectation{{Name: "error", Message: fmt.Sprintf("turns[%d] failed: %s", obs.errTurn, errText(obs.Err))}}, checks...)
 	}
 	checks = append(checks, CheckInvariants(obs)...)
 	if s.Expect.Golden {
@@ -297,9 +297,9 @@ func (st *setup) runTurns(ctx context.Context, s *Scenario) (*Observed, error) {
 			cfg.CheckpointID = id
 		}
 		if turn.UpdateState != nil {
-			if _, err := st.graph.UpdateState(ctx, cfg, turn.UpdateState, turn.AsNode); err != nil {
-				obs.Err = err
-				continue
+			if _, err := st.graph.UpdateState(ctx, cfg, stateValues(turn.UpdateState), turn.AsNode); err != nil {
+				obs.Err, obs.errTurn = err, ti
+				break
 			}
 			snap, err := st.graph.GetState(ctx, engine.Config{ThreadID: thread})
 			if err != nil {
@@ -402,11 +402,10 @@ func (st *setup) runTurns(ctx context.Context, s *Scenario) (*Observed, error) {
 			}
 		}
 		obs.Invokes = append(obs.Invokes, inv)
-		if obs.Err != nil && ti < len(s.Turns)-1 {
-			var miss *cassette.MissError
-			if errors.As(obs.Err, &miss) {
-				return obs, nil
-			}
+		if obs.Err != nil {
+			// the turns after a failed one have nothing to run on
+			obs.errTurn = ti
+			break
 		}
 	}
 	obs.Messages = prev[lastThread]
@@ -424,7 +423,7 @@ func (st *setup) runTurns(ctx context.Context, s *Scenario) (*Observed, error) {
 	}
 	st.model.mu.Lock()
 	obs.Usage = report.Usage{
-		ModelCalls: st.model.calls, ToolCalls: int(st.toolUses.Load()),
+		ModelCalls: st.model.calls, EmulatedModelCalls: st.model.emulatedCalls, ToolCalls: int(st.toolUses.Load()),
 		InputTokens: st.model.usage.InputTokens, OutputTokens: st.model.usage.OutputTokens, TotalTokens: st.model.usage.TotalTokens,
 		CostUSD: st.model.cost, CostKnown: !st.model.unknown,
 	}
@@ -433,6 +432,20 @@ func (st *setup) runTurns(ctx context.Context, s *Scenario) (*Observed, error) {
 		obs.Usage.Steps += inv.Supersteps
 	}
 	return obs, nil
+}
+
+// stateValues turns a mapping from a scenario file into the state update
+// the engine takes.
+func stateValues(v any) any {
+	o, ok := v.(*engine.Object)
+	if !ok {
+		return v
+	}
+	st := engine.State{}
+	for _, k := range o.Keys() {
+		st[k], _ = o.Get(k)
+	}
+	return st
 }
 
 // checkpointAt finds the newest checkpoint of the thread at a step.

@@ -1,5 +1,7 @@
 package harness
 
+import "github.com/agenteval/agenteval/emulator"
+
 // Scenario is one scenario file, decoded. Fields that hold free-form JSON
 // (tool parameters, arguments, middleware options, values) hold engine
 // values: *engine.Object (key order kept), []any, json.Number, string, bool
@@ -117,25 +119,31 @@ type Tool struct {
 	// whose When matches and that has uses left.
 	Results []Result `json:"results,omitempty"`
 	// Emulate answers calls by emulation (see the emulator package).
-	Emulate any `json:"emulate,omitempty"`
+	Emulate *Emulate `json:"emulate,omitempty"`
+	// Latency delays every call of the tool, whatever answers it, by a
+	// duration drawn from this distribution on the scenario's virtual
+	// clock (so it costs no wall time).
+	Latency *emulator.Latency `json:"latency,omitempty"`
 }
 
-// Result is one scripted tool result.
-type Result struct {
-	// When matches the call's arguments; nil matches any call.
-	When any `json:"when,omitempty"`
-	// Match is how When matches: "exact" (default), "subset" (When's keys
-	// have equal values) or "regex" (When's string values are regular
-	// expressions matched against the arguments' values).
-	Match string `json:"match,omitempty"`
-	// Times is how many calls this result answers; 0 means any number.
-	Times int `json:"times,omitempty"`
-	// Return is the tool's output (a string, or any JSON value).
-	Return any `json:"return,omitempty"`
-	// Error makes the call raise a ToolException with this text instead.
-	Error string `json:"error,omitempty"`
-	// ErrorType names the raised exception (default "ToolException").
-	ErrorType string `json:"error_type,omitempty"`
+// Result is one scripted tool result (see emulator.Rule): when, match
+// ("exact", "subset" or "regex"), times, return, error and error_type.
+type Result = emulator.Rule
+
+// Emulate says how an emulated tool answers. With Output set, calls are
+// answered with a value generated from that JSON Schema; otherwise a model
+// answers them as LangChain's LLMToolEmulator does.
+type Emulate struct {
+	// Model is the emulating model: "" or "agent" for the agent's own
+	// model, a name from the scenario's models, or a provider model
+	// ("openai:gpt-4.1-mini") answered from the scenario's cassette.
+	Model string `json:"model,omitempty"`
+	// Output is the JSON Schema of the tool's output; each call gets a
+	// value generated from it, Seed and the call's arguments (the same
+	// arguments give the same value).
+	Output any `json:"output,omitempty"`
+	// Seed seeds generated values and drawn latencies.
+	Seed int `json:"seed,omitempty"`
 }
 
 // Turn is one input to the agent. Exactly one of User, Resume, Decisions,
@@ -180,7 +188,8 @@ type Expect struct {
 	MaxSteps      *int     `json:"max_steps,omitempty"`
 	MaxTokens     *int     `json:"max_tokens,omitempty"`
 	MaxCost       *float64 `json:"max_cost,omitempty"`
-	// Error expects the last turn to fail with an error matching this.
+	// Error expects the run to fail with an error matching this; the
+	// turns after the one that fails are not run.
 	Error *ErrorExpect `json:"error,omitempty"`
 	// Golden compares the run's transcript with golden/<scenario>.golden.
 	Golden bool `json:"golden,omitempty"`

@@ -3,156 +3,87 @@ package harness
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"sync"
+	"hash/fnv"
 	"sync/atomic"
 
+	"github.com/agenteval/agenteval/emulator"
 	"github.com/agenteval/agenteval/engine"
 )
 
-// scriptedTool answers calls from a tool's Results: each call takes the
-// first result whose When matches and that has uses left. Calls of one AI
-// message run concurrently, so results with Times that several of them
-// match are handed out in arrival order; give such calls distinct When
-// values to keep a run reproducible.
+// scriptedTool is a tool answered from its results, with the place of its
+// spec for errors.
 type scriptedTool struct {
-	index   int
-	spec    *Tool
-	regexps []map[string]*regexp.Regexp
-
-	mu   sync.Mutex
-	used []int
-	// unmatched records calls no result matched, for the scenario's error.
-	unmatched []string
+	index int
+	spec  *Tool
+	*emulator.Scripted
 }
 
-func newScriptedTool(index int, spec *Tool) (*scriptedTool, error) {
-	t := &scriptedTool{index: index, spec: spec, used: make([]int, len(spec.Results)), regexps: make([]map[string]*regexp.Regexp, len(spec.Results))}
-	for i, r := range spec.Results {
-		if r.Match != "regex" {
-			continue
-		}
-		when, ok := r.When.(*engine.Object)
+// toolFunc returns the function behind a scenario tool that the harness
+// answers itself: scripted results or a schema-shaped value. A
+// model-emulated tool gets a function that is never reached (the
+// emulator's wrapper answers its calls first).
+func (st *setup) toolFunc(i int, spec *Tool) (engine.ToolFunc, error) {
+	switch {
+	case spec.Emulate != nil && spec.Emulate.Output != nil:
+		schema, ok := spec.Emulate.Output.(*engine.Object)
 		if !ok {
-			return nil, fmt.Errorf("tools[%d].results[%d].when: match regex needs a mapping of argument to pattern", index, i)
+			return nil, fmt.Errorf("tools[%d] (%s): emulate.output: expected a JSON Schema mapping", i, spec.Name)
 		}
-		t.regexps[i] = map[string]*regexp.Regexp{}
-		for _, k := range when.Keys() {
-			v, _ := when.Get(k)
-			pat, ok := v.(string)
-			if !ok {
-				return nil, fmt.Errorf("tools[%d].results[%d].when.%s: match regex needs a string pattern", index, i, k)
-			}
-			re, err := regexp.Compile(pat)
+		seed := uint64(spec.Emulate.Seed)
+		name := spec.Name
+		return func(_ context.Context, inv engine.ToolInvocation) (any, error) {
+			args, err := engine.PyJSON(argsValue(inv.Args()))
 			if err != nil {
-				return nil, fmt.Errorf("tools[%d].results[%d].when.%s: %w", index, i, k, err)
+				return nil, err
 			}
-			t.regexps[i][k] = re
-		}
+			v, err := emulator.Value(schema, seed^hash64(name+"\x00"+args))
+			if err != nil {
+				return nil, fmt.Errorf("emulate %s: %w", name, err)
+			}
+			return v, nil
+		}, nil
+	case spec.Emulate != nil:
+		name := spec.Name
+		return func(context.Context, engine.ToolInvocation) (any, error) {
+			return nil, fmt.Errorf("tool %q is emulated by a model, but its call reached the tool", name)
+		}, nil
 	}
-	return t, nil
+	sc, err := emulator.NewScripted(spec.Name, spec.Results)
+	if err != nil {
+		return nil, fmt.Errorf("tools[%d] (%s): results: %w", i, spec.Name, err)
+	}
+	st.tools = append(st.tools, &scriptedTool{index: i, spec: spec, Scripted: sc})
+	return sc.Call, nil
 }
 
-func (t *scriptedTool) call(_ context.Context, inv engine.ToolInvocation) (any, error) {
-	args := inv.Args()
-	t.mu.Lock()
-	pick := -1
-	for i, r := range t.spec.Results {
-		if r.Times > 0 && t.used[i] >= r.Times {
-			continue
-		}
-		if t.matches(i, r, args) {
-			pick = i
-			t.used[i]++
-			break
-		}
-	}
-	if pick < 0 {
-		s := engine.PyRepr(argsValue(args))
-		t.unmatched = append(t.unmatched, s)
-		t.mu.Unlock()
-		return nil, engine.ToolException(fmt.Sprintf("scripted tool %q has no result for arguments %s", t.spec.Name, s))
-	}
-	t.mu.Unlock()
-	r := t.spec.Results[pick]
-	if r.Error != "" {
-		kind := r.ErrorType
-		if kind == "" {
-			kind = "ToolException"
-		}
-		return nil, engine.NewError(kind, r.Error)
-	}
-	if r.Return == nil {
-		return "", nil
-	}
-	return engine.CloneValue(r.Return), nil
+func hash64(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
 }
 
-func argsValue(args *engine.Object) any {
+func argsValue(args *engine.Object) *engine.Object {
 	if args == nil {
 		return engine.NewObject()
 	}
 	return args
 }
 
-func (t *scriptedTool) matches(i int, r Result, args *engine.Object) bool {
-	if r.When == nil {
-		return true
+// withLatency delays every call of a tool by a latency drawn from the
+// tool's distribution, on the run's clock. The draw depends on the
+// scenario's seed, the tool and the call's arguments, not on the order in
+// which parallel calls arrive.
+func withLatency(fn engine.ToolFunc, name string, l emulator.Latency, seed uint64) engine.ToolFunc {
+	return func(ctx context.Context, inv engine.ToolInvocation) (any, error) {
+		args, err := engine.PyJSON(argsValue(inv.Args()))
+		if err != nil {
+			return nil, err
+		}
+		if err := l.Sleep(ctx, emulator.NewRand(seed, name+"\x00"+args)); err != nil {
+			return nil, err
+		}
+		return fn(ctx, inv)
 	}
-	switch r.Match {
-	case "subset":
-		return subsetMatch(r.When, argsValue(args))
-	case "regex":
-		for k, re := range t.regexps[i] {
-			v, ok := args.Get(k)
-			if !ok {
-				return false
-			}
-			s, isStr := v.(string)
-			if !isStr {
-				s = engine.PyRepr(v)
-			}
-			if !re.MatchString(s) {
-				return false
-			}
-		}
-		return true
-	default:
-		return engine.ValueEqual(r.When, argsValue(args))
-	}
-}
-
-// subsetMatch says whether want is contained in got: objects key by key
-// (recursively), lists element by element with equal lengths, anything
-// else equal.
-func subsetMatch(want, got any) bool {
-	switch w := want.(type) {
-	case *engine.Object:
-		g, ok := got.(*engine.Object)
-		if !ok {
-			return false
-		}
-		for _, k := range w.Keys() {
-			wv, _ := w.Get(k)
-			gv, ok := g.Get(k)
-			if !ok || !subsetMatch(wv, gv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		g, ok := got.([]any)
-		if !ok || len(g) != len(w) {
-			return false
-		}
-		for i := range w {
-			if !subsetMatch(w[i], g[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return engine.ValueEqual(want, got)
 }
 
 // countingTool counts the calls of a tool.
@@ -161,6 +92,7 @@ type countingTool struct {
 	calls *atomic.Int64
 }
 
+// Invoke implements engine.Tool.
 func (c countingTool) Invoke(ctx context.Context, inv engine.ToolInvocation) (any, error) {
 	c.calls.Add(1)
 	return c.Tool.Invoke(ctx, inv)
