@@ -24,10 +24,10 @@ type setup struct {
 	limit    int
 	model    *meteredModel
 	tools    []*scriptedTool
-	toolUses atomic.Int64
 	recorder *cassette.Recorder
 	cassette string
 	clock    *virtualClock
+	toolRuns atomic.Int64
 }
 
 // build makes the scenario's agent: its model (scripted, or a provider
@@ -205,7 +205,7 @@ func (st *setup) buildTools(s *Scenario, opts *Options) ([]engine.Tool, error) {
 			}
 			t = engine.NewTool(engine.ToolDef{Name: spec.Name, Description: spec.Description, Parameters: params, ReturnDirect: spec.ReturnDirect}, fn)
 		}
-		tools = append(tools, countingTool{Tool: t, calls: &st.toolUses})
+		tools = append(tools, countingTool{Tool: t, runs: &st.toolRuns})
 	}
 	return tools, nil
 }

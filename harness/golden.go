@@ -73,7 +73,11 @@ func Transcript(s *Scenario, o *Observed) string {
 	}
 	fmt.Fprintf(&b, "  final: %s\n", quote(o.Final))
 	u := o.Usage
-	fmt.Fprintf(&b, "  usage: %d model calls, %d tool calls, %d steps, %d tokens\n", u.ModelCalls, u.ToolCalls, u.Steps, u.TotalTokens)
+	runs := ""
+	if u.ToolRuns != u.ToolCalls {
+		runs = fmt.Sprintf(" (%d tool runs)", u.ToolRuns)
+	}
+	fmt.Fprintf(&b, "  usage: %d model calls, %d tool calls%s, %d steps, %d tokens\n", u.ModelCalls, u.ToolCalls, runs, u.Steps, u.TotalTokens)
 	if u.EmulatedModelCalls > 0 {
 		fmt.Fprintf(&b, "  emulated: %d of the model calls answered tool calls\n", u.EmulatedModelCalls)
 	}

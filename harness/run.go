@@ -423,7 +423,7 @@ func (st *setup) runTurns(ctx context.Context, s *Scenario) (*Observed, error) {
 	}
 	st.model.mu.Lock()
 	obs.Usage = report.Usage{
-		ModelCalls: st.model.calls, EmulatedModelCalls: st.model.emulatedCalls, ToolCalls: int(st.toolUses.Load()),
+		ModelCalls: st.model.calls, EmulatedModelCalls: st.model.emulatedCalls, ToolCalls: toolCalls(obs.Steps), ToolRuns: int(st.toolRuns.Load()),
 		InputTokens: st.model.usage.InputTokens, OutputTokens: st.model.usage.OutputTokens, TotalTokens: st.model.usage.TotalTokens,
 		CostUSD: st.model.cost, CostKnown: !st.model.unknown,
 	}
@@ -432,6 +432,24 @@ func (st *setup) runTurns(ctx context.Context, s *Scenario) (*Observed, error) {
 		obs.Usage.Steps += inv.Supersteps
 	}
 	return obs, nil
+}
+
+// toolCalls counts the tool calls the tool node answered (run, emulated
+// or failed); calls answered elsewhere, such as rejected by a human, do
+// not count.
+func toolCalls(steps []report.Step) int {
+	n := 0
+	for _, st := range steps {
+		if !slices.Contains(st.Nodes, "tools") {
+			continue
+		}
+		for _, m := range st.Messages {
+			if m.Type == string(engine.TypeTool) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // stateValues turns a mapping from a scenario file into the state update

@@ -182,7 +182,12 @@ type Expect struct {
 	// Interrupts are the interrupt values raised, in order, across turns;
 	// each is matched as a subset ("interrupts: []" asserts none).
 	Interrupts *[]any `json:"interrupts,omitempty"`
-	// Limits on what the run may use.
+	// Limits on what the run may use. Model calls include those of
+	// summarizers, selectors and tool emulators; tool calls are the calls
+	// the tool node answered — run, emulated, or turned into an error
+	// message (invalid arguments, unknown tool) — not those answered
+	// elsewhere (a human's rejection) or retried attempts; steps are
+	// supersteps; tokens are total tokens.
 	MaxModelCalls *int     `json:"max_model_calls,omitempty"`
 	MaxToolCalls  *int     `json:"max_tool_calls,omitempty"`
 	MaxSteps      *int     `json:"max_steps,omitempty"`

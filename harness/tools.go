@@ -86,14 +86,14 @@ func withLatency(fn engine.ToolFunc, name string, l emulator.Latency, seed uint6
 	}
 }
 
-// countingTool counts the calls of a tool.
+// countingTool counts the runs of a tool's function.
 type countingTool struct {
 	engine.Tool
-	calls *atomic.Int64
+	runs *atomic.Int64
 }
 
 // Invoke implements engine.Tool.
 func (c countingTool) Invoke(ctx context.Context, inv engine.ToolInvocation) (any, error) {
-	c.calls.Add(1)
+	c.runs.Add(1)
 	return c.Tool.Invoke(ctx, inv)
 }

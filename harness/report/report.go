@@ -153,14 +153,17 @@ type Exchange struct {
 type Usage struct {
 	// ModelCalls counts every model call, EmulatedModelCalls those made
 	// by tool emulators among them.
-	ModelCalls         int     `json:"model_calls"`
-	EmulatedModelCalls int     `json:"emulated_model_calls,omitempty"`
-	ToolCalls          int     `json:"tool_calls"`
-	Steps              int     `json:"steps"`
-	InputTokens        int     `json:"input_tokens"`
-	OutputTokens       int     `json:"output_tokens"`
-	TotalTokens        int     `json:"total_tokens"`
-	CostUSD            float64 `json:"cost_usd"`
+	ModelCalls         int `json:"model_calls"`
+	EmulatedModelCalls int `json:"emulated_model_calls,omitempty"`
+	ToolCalls          int `json:"tool_calls"`
+	// ToolRuns counts the runs of tool functions: retries count again,
+	// calls answered by an emulator model count none.
+	ToolRuns     int     `json:"tool_runs,omitempty"`
+	Steps        int     `json:"steps"`
+	InputTokens  int     `json:"input_tokens"`
+	OutputTokens int     `json:"output_tokens"`
+	TotalTokens  int     `json:"total_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
 	// CostKnown is false when a model's price is not in the price table.
 	CostKnown bool `json:"cost_known"`
 }
