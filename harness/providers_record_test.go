@@ -89,6 +89,15 @@ func providerScripts() map[string]*llmtest.Server {
 				Usage: llmtest.Usage{Input: 148, Output: 20}},
 			llmtest.Turn{Text: "The capital of Japan is Tokyo.", Usage: llmtest.Usage{Input: 181, Output: 9}, Check: wantToolResults(1)},
 		),
+		"providers/openai_compatible_emulated_tool": llmtest.NewOpenAI("",
+			llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "call_d0cs1", Name: "search_docs", Args: `{"query":"rotate API key"}`}},
+				Usage: llmtest.Usage{Input: 160, Output: 18}},
+			// the emulator's request: the tool's name, description and arguments
+			llmtest.Turn{Text: "Keys > Settings > API keys: choose Rotate; the old key stays valid for 24 hours.",
+				Usage: llmtest.Usage{Input: 96, Output: 22}, Check: wantEmulatorPrompt("search_docs")},
+			llmtest.Turn{Text: "Open Settings > API keys and choose Rotate; the old key keeps working for 24 hours.",
+				Usage: llmtest.Usage{Input: 214, Output: 21}, Check: wantToolResults(1)},
+		),
 		"providers/agent_structured": llmtest.NewOpenAI(fakeOpenAIKey,
 			llmtest.Turn{Model: "gpt-4.1-mini-2025-04-14", ToolCalls: []llmtest.ToolCall{
 				{ID: "call_0sl0Wx", Name: "get_weather", Args: `{"city":"Oslo"}`},
@@ -103,6 +112,24 @@ func providerScripts() map[string]*llmtest.Server {
 				Text:  `{"name":"Ada Lovelace","email":"ada@example.com","company":"Analytical Engines Ltd"}`,
 				Usage: llmtest.Usage{Input: 96, Output: 24}, Check: wantJSONSchema},
 		),
+	}
+}
+
+// emulatorPrompt starts every request of LangChain's LLMToolEmulator.
+const emulatorPrompt = "You are emulating a tool call for testing purposes.\n\nTool: "
+
+// wantEmulatorPrompt checks that a request is the emulator's, for the tool.
+func wantEmulatorPrompt(tool string) func(llmtest.Request) error {
+	return func(r llmtest.Request) error {
+		body, err := r.JSON()
+		if err != nil {
+			return err
+		}
+		raw, _ := json.Marshal(body)
+		if got := firstUserText(raw); !strings.HasPrefix(got, emulatorPrompt+tool+"\n") {
+			return fmt.Errorf("want the emulator's prompt for %s, got %q", tool, got)
+		}
+		return nil
 	}
 }
 
@@ -190,7 +217,13 @@ type dispatcher struct {
 
 func (d dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	h, ok := d.byInput[firstUserText(body)]
+	key := firstUserText(body)
+	if rest, ok := strings.CutPrefix(key, emulatorPrompt); ok {
+		// an emulated tool's call goes to the scenario that has the tool
+		tool, _, _ := strings.Cut(rest, "\n")
+		key = "tool:" + tool
+	}
+	h, ok := d.byInput[key]
 	if !ok {
 		d.t.Errorf("fake provider: %s %s: no scenario starts with the user message %q", r.Method, r.URL.Path, firstUserText(body))
 		http.Error(w, `{"error":{"message":"no scripted scenario for this conversation","type":"invalid_request_error"}}`, http.StatusBadRequest)
@@ -239,6 +272,11 @@ func TestRecordProviderCassettes(t *testing.T) {
 			t.Fatalf("scenario %s has no script in providerScripts", s.Name)
 		}
 		d.byInput[s.Turns[0].User] = srv
+		for _, tool := range s.Tools {
+			if tool.Emulate != nil {
+				d.byInput["tool:"+tool.Name] = srv
+			}
+		}
 	}
 	for _, addr := range []string{openaiAddr, compatibleAddr} {
 		ts, err := llmtest.Listen(addr, d)
@@ -304,38 +342,56 @@ func TestProviderScenariosReplay(t *testing.T) {
 		if u.TotalTokens == 0 || !u.CostKnown {
 			t.Errorf("scenario %s: usage %+v: want tokens counted and a known cost", s.Name, u)
 		}
+		if strings.Contains(s.Name, "emulated") && u.EmulatedModelCalls != 1 {
+			t.Errorf("scenario %s: %d emulated model calls, want the emulator's 1", s.Name, u.EmulatedModelCalls)
+		}
 		if u.CostUSD <= 0 && s.Agent.Model != "openai-compatible:qwen3:0.6b" {
 			t.Errorf("scenario %s (%s): cost %v, want a priced run", s.Name, s.Agent.Model, u.CostUSD)
 		}
 	}
 }
 
-// TestProviderScenarioEditedRequestMisses changes a provider scenario's
-// prompt next to an unchanged copy of its cassette: the replay must fail
-// as an error that names the scenario and shows how the request differs
-// from the nearest recorded one.
+// TestProviderScenarioEditedRequestMisses edits a provider scenario next
+// to an unchanged copy of its cassette: the replay must fail as an error
+// that names the scenario and shows how the request differs from the
+// nearest recorded one.
 func TestProviderScenarioEditedRequestMisses(t *testing.T) {
-	const (
-		name    = "providers/openai_tool_call"
-		oldText = "What's the weather in Paris right now?"
-		newText = "What's the weather in Paris this evening?"
-	)
+	tests := []struct {
+		reason, file, oldText, newText string
+	}{
+		{"a changed prompt is a request the cassette does not hold",
+			"openai_tool_call", "What's the weather in Paris right now?", "What's the weather in Paris this evening?"},
+		// the description reaches the model twice: in the agent's tool list
+		// and in the emulator's prompt; the first request to differ is the
+		// agent's, whose diff shows it
+		{"a changed description of a model-emulated tool is too",
+			"openai_compatible_emulated_tool", "return the best matching passage.", "return the three best passages."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			editedScenarioMisses(t, tc.file, tc.oldText, tc.newText)
+		})
+	}
+}
+
+func editedScenarioMisses(t *testing.T, file, oldText, newText string) {
+	name := "providers/" + file
 	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join(providerDir, "openai_tool_call.yaml"))
+	src, err := os.ReadFile(filepath.Join(providerDir, file+".yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(src, []byte(oldText)) {
-		t.Fatalf("scenario %s no longer asks %q; update this test", name, oldText)
+		t.Fatalf("scenario %s no longer has %q; update this test", name, oldText)
 	}
 	edited := bytes.Replace(src, []byte(oldText), []byte(newText), 1)
-	cas, err := os.ReadFile(filepath.Join(providerCassettes, "providers", "openai_tool_call.yaml"))
+	cas, err := os.ReadFile(filepath.Join(providerCassettes, "providers", file+".yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for path, data := range map[string][]byte{
-		"scenarios/providers/openai_tool_call.yaml": edited,
-		"cassettes/providers/openai_tool_call.yaml": cas,
+		"scenarios/providers/" + file + ".yaml": edited,
+		"cassettes/providers/" + file + ".yaml": cas,
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -364,7 +420,7 @@ func TestProviderScenarioEditedRequestMisses(t *testing.T) {
 			t.Errorf("message lacks %q:\n%s", want, res.Message)
 		}
 	}
-	// the diff: the recorded prompt removed, the edited one added
+	// the diff: the recorded text removed, the edited one added
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^\s*-.*` + regexp.QuoteMeta(oldText)),
 		regexp.MustCompile(`(?m)^\s*\+.*` + regexp.QuoteMeta(newText)),
