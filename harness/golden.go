@@ -48,6 +48,9 @@ func Transcript(s *Scenario, o *Observed) string {
 			}
 			writeMessage(&b, m, note)
 		}
+		if len(st.Removed) > 0 {
+			fmt.Fprintf(&b, "    - removed %s\n", strings.Join(st.Removed, ", "))
+		}
 		var other []string
 		for _, k := range st.Keys {
 			if k != "messages" {

@@ -325,13 +325,19 @@ func (st *setup) runTurns(ctx context.Context, s *Scenario) (*Observed, error) {
 		inv := Invoke{Turn: ti, Thread: thread, Limit: st.limit}
 		obs.Err = nil
 		var (
-			nodes    []string
-			keys     = map[string]bool{}
-			values   engine.State
-			stepBase = -1
+			nodes     []string
+			keys      = map[string]bool{}
+			stepBase  = -1
+			startID   string
+			before    = prev[thread]
+			turnSteps []report.Step
+			turnSnaps [][]engine.Message
 		)
-		if snap, err := st.graph.GetState(ctx, engine.Config{ThreadID: cfg.ThreadID, CheckpointID: cfg.CheckpointID}); err == nil && snap.Metadata != nil && cfg.ThreadID != "" {
-			stepBase = snap.Metadata.Step
+		if cfg.ThreadID != "" {
+			if snap, err := st.graph.GetState(ctx, engine.Config{ThreadID: cfg.ThreadID, CheckpointID: cfg.CheckpointID}); err == nil && snap.Metadata != nil {
+				stepBase, startID = snap.Metadata.Step, snap.Config.CheckpointID
+				before = snap.Values.Messages("messages")
+			}
 		}
 		first := true
 		for part, err := range st.graph.Stream(ctx, input, cfg, engine.StreamUpdates, engine.StreamValues) {
@@ -361,7 +367,9 @@ func (st *setup) runTurns(ctx context.Context, s *Scenario) (*Observed, error) {
 					}
 				}
 			case engine.StreamValues:
-				values, _ = part.Data.(engine.State)
+				// Without a checkpointer the steps come from the stream: a
+				// values chunk closes each superstep that wrote something.
+				values, _ := part.Data.(engine.State)
 				msgs := values.Messages("messages")
 				name := nodes
 				isInput := first && len(nodes) == 0
@@ -373,8 +381,6 @@ func (st *setup) runTurns(ctx context.Context, s *Scenario) (*Observed, error) {
 						continue
 					}
 					name = []string{"input"}
-				} else {
-					inv.Supersteps++
 				}
 				stepBase++
 				slices.Sort(name)
@@ -382,23 +388,40 @@ func (st *setup) runTurns(ctx context.Context, s *Scenario) (*Observed, error) {
 				if isInput {
 					step.Keys = nil
 				}
-				obs.Steps = append(obs.Steps, step)
-				obs.Snapshots = append(obs.Snapshots, msgs)
-				for _, m := range msgs {
-					if m.Type != engine.TypeAI {
-						continue
-					}
-					if i, ok := aiIndex[m.ID]; ok && m.ID != "" {
-						obs.AIMessages[i] = m
-						continue
-					}
-					if m.ID != "" {
-						aiIndex[m.ID] = len(obs.AIMessages)
-					}
-					obs.AIMessages = append(obs.AIMessages, m)
-				}
+				turnSteps = append(turnSteps, step)
+				turnSnaps = append(turnSnaps, msgs)
 				prev[thread] = msgs
 				nodes, keys = nil, map[string]bool{}
+			}
+		}
+		if cfg.ThreadID != "" {
+			// With one, they come from the checkpoints the turn wrote: every
+			// superstep, with its number and tasks, even one whose nodes
+			// wrote nothing (and so streamed no values).
+			hs, hsnaps, msgs, err := st.historySteps(ctx, thread, startID, ti, before)
+			if err != nil {
+				return nil, fmt.Errorf("%s: turns[%d]: read the thread's history: %w", s.File, ti, err)
+			}
+			turnSteps, turnSnaps, prev[thread] = hs, hsnaps, msgs
+		}
+		for i, step := range turnSteps {
+			if step.Nodes[0] != "input" {
+				inv.Supersteps++
+			}
+			obs.Steps = append(obs.Steps, step)
+			obs.Snapshots = append(obs.Snapshots, turnSnaps[i])
+			for _, m := range turnSnaps[i] {
+				if m.Type != engine.TypeAI {
+					continue
+				}
+				if i, ok := aiIndex[m.ID]; ok && m.ID != "" {
+					obs.AIMessages[i] = m
+					continue
+				}
+				if m.ID != "" {
+					aiIndex[m.ID] = len(obs.AIMessages)
+				}
+				obs.AIMessages = append(obs.AIMessages, m)
 			}
 		}
 		obs.Invokes = append(obs.Invokes, inv)
@@ -466,6 +489,106 @@ func stateValues(v any) any {
 	return st
 }
 
+// historySteps reads the supersteps a turn ran from the checkpoints it
+// wrote: the chain of parents from the thread's newest checkpoint back to
+// startID (the checkpoint the turn started from; "" for a new thread).
+// Each loop checkpoint is one step: its number, the tasks its parent
+// scheduled, the messages it added or replaced and the keys it changed.
+// It returns the steps, the messages after each, and the messages at the
+// end.
+func (st *setup) historySteps(ctx context.Context, thread, startID string, turn int, before []engine.Message) ([]report.Step, [][]engine.Message, []engine.Message, error) {
+	hist, err := st.graph.GetStateHistory(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{})
+	if err != nil || len(hist) == 0 {
+		return nil, nil, before, err
+	}
+	byID := make(map[string]*engine.StateSnapshot, len(hist))
+	for _, h := range hist {
+		byID[h.Config.CheckpointID] = h
+	}
+	var chain []*engine.StateSnapshot
+	for cur := hist[0]; cur != nil && cur.Config.CheckpointID != startID; {
+		chain = append(chain, cur)
+		if cur.ParentConfig == nil {
+			break
+		}
+		cur = byID[cur.ParentConfig.CheckpointID]
+	}
+	slices.Reverse(chain)
+	parent := byID[startID]
+	var (
+		steps []report.Step
+		snaps [][]engine.Message
+	)
+	msgs := before
+	for _, c := range chain {
+		if c.Metadata == nil || c.Metadata.Source != "loop" || parent == nil {
+			parent = c
+			continue
+		}
+		var nodes []string
+		input := false
+		for _, t := range parent.Tasks {
+			if t.Name == engine.Start {
+				input = true
+				continue
+			}
+			nodes = append(nodes, t.Name)
+		}
+		slices.Sort(nodes)
+		now := c.Values.Messages("messages")
+		old := parent.Values.Messages("messages")
+		step := report.Step{Turn: turn, Thread: thread, Step: c.Metadata.Step, Nodes: nodes, Messages: changed(old, now), Removed: removed(old, now)}
+		if input {
+			step.Nodes = append([]string{"input"}, nodes...)
+		} else {
+			step.Keys = changedKeys(parent.Values, c.Values)
+		}
+		if len(step.Nodes) == 0 {
+			step.Nodes = []string{"(no task)"}
+		}
+		steps = append(steps, step)
+		snaps = append(snaps, now)
+		msgs = now
+		parent = c
+	}
+	return steps, snaps, msgs, nil
+}
+
+// changedKeys lists, sorted, the state keys whose values differ.
+func changedKeys(a, b engine.State) []string {
+	var out []string
+	for k, v := range b {
+		if old, ok := a[k]; !ok || !valuesEqual(old, v) {
+			out = append(out, k)
+		}
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func valuesEqual(a, b any) bool {
+	if am, ok := a.([]engine.Message); ok {
+		bm, ok := b.([]engine.Message)
+		if !ok || len(am) != len(bm) {
+			return false
+		}
+		for i := range am {
+			if !engine.ValueEqual(am[i].ToValue(), bm[i].ToValue()) {
+				return false
+			}
+		}
+		return true
+	}
+	av, err1 := engine.ToValue(a)
+	bv, err2 := engine.ToValue(b)
+	return err1 == nil && err2 == nil && engine.ValueEqual(av, bv)
+}
+
 // checkpointAt finds the newest checkpoint of the thread at a step.
 func (st *setup) checkpointAt(ctx context.Context, thread string, step int) (string, error) {
 	hist, err := st.graph.GetStateHistory(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{})
@@ -505,6 +628,21 @@ func changed(before, now []engine.Message) []report.Message {
 			continue
 		}
 		out = append(out, reportMessage(m))
+	}
+	return out
+}
+
+// removed lists the IDs of the messages of before that now lacks.
+func removed(before, now []engine.Message) []string {
+	keep := make(map[string]bool, len(now))
+	for _, m := range now {
+		keep[m.ID] = true
+	}
+	var out []string
+	for _, m := range before {
+		if m.ID != "" && !keep[m.ID] {
+			out = append(out, m.ID)
+		}
 	}
 	return out
 }

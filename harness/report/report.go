@@ -114,6 +114,9 @@ type Step struct {
 	// Messages are the messages the step added or replaced, in state
 	// order.
 	Messages []Message `json:"messages,omitempty"`
+	// Removed are the IDs of the messages the step removed, in the order
+	// they had.
+	Removed []string `json:"removed,omitempty"`
 	// Keys are the state keys the step wrote, sorted.
 	Keys []string `json:"keys,omitempty"`
 }
