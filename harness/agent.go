@@ -27,14 +27,28 @@ type setup struct {
 	recorder *cassette.Recorder
 	cassette string
 	clock    *virtualClock
+	// scripted are the scripted models by name ("model" for the agent's),
+	// whose call counts a durable thread keeps.
+	scripted map[string]*llm.Scripted
+	// db is the scenario's durable state (Options.StateDir), nil in
+	// memory.
+	db       *checkpoint.SQLite
 	toolRuns atomic.Int64
 }
 
 // build makes the scenario's agent: its model (scripted, or a provider
 // behind the scenario's cassette), tools and middleware.
-func build(s *Scenario, opts *Options) (*setup, error) {
-	st := &setup{clock: newVirtualClock()}
-	inner, err := st.buildModel(s, opts)
+func build(ctx context.Context, s *Scenario, opts *Options, resume bool) (_ *setup, err error) {
+	st := &setup{clock: newVirtualClock(), scripted: map[string]*llm.Scripted{}}
+	if err := st.openState(ctx, s, opts, resume); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil && st.db != nil {
+			st.db.Close()
+		}
+	}()
+	inner, err := st.buildModel(ctx, s, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +58,7 @@ func build(s *Scenario, opts *Options) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	models, err := st.namedModels(s, opts)
+	models, err := st.namedModels(ctx, s, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +67,10 @@ func build(s *Scenario, opts *Options) (*setup, error) {
 		return nil, err
 	}
 	var cp engine.Checkpointer
-	if s.Agent.Checkpointer == nil || *s.Agent.Checkpointer {
+	switch {
+	case st.db != nil:
+		cp = st.db
+	case s.Agent.Checkpointer == nil || *s.Agent.Checkpointer:
 		cp = checkpoint.NewMemory()
 	}
 	switch s.Agent.Kind {
@@ -127,7 +144,7 @@ func modelID(name string) string {
 	return name
 }
 
-func (st *setup) buildModel(s *Scenario, opts *Options) (engine.ChatModel, error) {
+func (st *setup) buildModel(ctx context.Context, s *Scenario, opts *Options) (engine.ChatModel, error) {
 	if s.Agent.Model == "" || s.Agent.Model == "scripted" {
 		if s.Script == nil {
 			return nil, errors.New("script: a scripted model needs a script")
@@ -136,7 +153,9 @@ func (st *setup) buildModel(s *Scenario, opts *Options) (engine.ChatModel, error
 		if err != nil {
 			return nil, fmt.Errorf("script: %w", err)
 		}
-		return llm.NewScripted("model", script), nil
+		m := llm.NewScripted("model", st.skipAnswered(ctx, "model", script))
+		st.scripted["model"] = m
+		return m, nil
 	}
 	path := filepath.Join(opts.CassetteDir, filepath.FromSlash(s.Rel)+".yaml")
 	st.cassette = filepath.ToSlash(path)
@@ -264,14 +283,16 @@ func (st *setup) emulation(s *Scenario, opts *Options, models map[string]engine.
 
 // namedModels builds the scenario's models (summarizers, selectors,
 // fallbacks, emulators), metered with the agent's model.
-func (st *setup) namedModels(s *Scenario, opts *Options) (map[string]engine.ChatModel, error) {
+func (st *setup) namedModels(ctx context.Context, s *Scenario, opts *Options) (map[string]engine.ChatModel, error) {
 	models := map[string]engine.ChatModel{}
 	for _, name := range slices.Sorted(mapsKeys(s.Models)) {
 		script, err := parseScript(s.Models[name])
 		if err != nil {
 			return nil, fmt.Errorf("models.%s: %w", name, err)
 		}
-		models[name] = &meteredModel{inner: llm.NewScripted(name, script), name: name, prices: opts.Prices, shared: st.model}
+		m := llm.NewScripted(name, st.skipAnswered(ctx, name, script))
+		st.scripted[name] = m
+		models[name] = &meteredModel{inner: m, name: name, prices: opts.Prices, shared: st.model}
 	}
 	return models, nil
 }

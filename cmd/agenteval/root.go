@@ -44,6 +44,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRunCmd())
+	root.AddCommand(newResumeCmd())
 	root.AddCommand(newSchemaCmd())
 	root.AddCommand(newReportCmd())
 	root.AddCommand(newConformanceCmd())
