@@ -101,6 +101,8 @@ type propRun struct {
 	saver   engine.Checkpointer
 	thread  string
 	maxConc int
+	// sched, when set, permutes the order in which tool calls complete.
+	sched *completionScheduler
 
 	mu     sync.Mutex
 	seen   []toolSeen
@@ -128,6 +130,13 @@ func (r *propRun) tools() []engine.Tool {
 		return engine.NewTool(def, func(_ context.Context, inv engine.ToolInvocation) (any, error) {
 			st, _ := inv.Injected["state"].(engine.State)
 			r.record(toolSeen{tool: name, step: inv.Runtime.Step, remaining: inv.Runtime.RemainingSteps, stateRemaining: st["remaining_steps"]})
+			if r.sched != nil {
+				done, err := r.sched.hold(inv)
+				if err != nil {
+					return nil, err
+				}
+				defer done()
+			}
 			return fn(inv)
 		})
 	}
@@ -383,8 +392,9 @@ func propReactRemainingSteps(t *rapid.T) {
 }
 
 // TestPropReactDeterministic: the same scenario run at two different
-// MaxConcurrency settings ends in byte-identical final states and the
-// same error.
+// MaxConcurrency settings, each with its tool calls completing in an order
+// drawn by a seeded scheduler (completionScheduler), ends in
+// byte-identical final states and the same error.
 func TestPropReactDeterministic(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, propReactDeterministic)
@@ -400,7 +410,10 @@ func propReactDeterministic(t *rapid.T) {
 	sc := drawScenario(t)
 	c1 := rapid.IntRange(0, 3).Draw(t, "max_concurrency_1")
 	c2 := rapid.IntRange(1, 8).Filter(func(c int) bool { return c != c1 }).Draw(t, "max_concurrency_2")
-	a, b := runScenario(t, sc, c1), runScenario(t, sc, c2)
+	// each run's tool calls complete in an order drawn from its own seed
+	s1 := rapid.Uint64().Draw(t, "scheduler_seed_1")
+	s2 := rapid.Uint64().Draw(t, "scheduler_seed_2")
+	a, b := runScenarioScheduled(t, sc, c1, s1), runScenarioScheduled(t, sc, c2, s2)
 	if ja, jb := stateJSON(t, a.final), stateJSON(t, b.final); ja != jb {
 		t.Fatalf("final states differ at MaxConcurrency %d and %d: %s", c1, c2, firstDifference(ja, jb))
 	}
