@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	vcr "github.com/dnaeon/go-vcr/v2/cassette"
@@ -89,17 +91,56 @@ func (c *Cassette) Marshal() ([]byte, error) {
 	if f.Interactions == nil {
 		f.Interactions = []*vcr.Interaction{}
 	}
+	// yaml.v3 writes a string that starts with a line break as a literal
+	// block whose first empty line it does not read back (a body "\n0\n"
+	// came back as "0\n"): such bodies go in as markers and come out of
+	// the node tree double-quoted.
+	held := map[string]string{}
+	hold := func(body string) string {
+		if !strings.HasPrefix(body, "\n") {
+			return body
+		}
+		marker := fmt.Sprintf("\x00agenteval-body-%d", len(held))
+		held[marker] = body
+		return marker
+	}
+	f.Interactions = slices.Clone(f.Interactions)
+	for i, in := range f.Interactions {
+		if in == nil || !strings.HasPrefix(in.Request.Body, "\n") && !strings.HasPrefix(in.Response.Body, "\n") {
+			continue
+		}
+		cp := *in
+		cp.Request.Body, cp.Response.Body = hold(in.Request.Body), hold(in.Response.Body)
+		f.Interactions[i] = &cp
+	}
+	var doc yaml.Node
+	if err := doc.Encode(f); err != nil {
+		return nil, fmt.Errorf("encode cassette %s: %w", c.Path, err)
+	}
+	restoreHeld(&doc, held)
 	var buf bytes.Buffer
 	buf.WriteString("---\n")
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(4)
-	if err := enc.Encode(f); err != nil {
+	if err := enc.Encode(&doc); err != nil {
 		return nil, fmt.Errorf("encode cassette %s: %w", c.Path, err)
 	}
 	if err := enc.Close(); err != nil {
 		return nil, fmt.Errorf("encode cassette %s: %w", c.Path, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// restoreHeld puts the held strings back, double-quoted.
+func restoreHeld(n *yaml.Node, held map[string]string) {
+	if n.Kind == yaml.ScalarNode {
+		if v, ok := held[n.Value]; ok {
+			n.Value, n.Style = v, yaml.DoubleQuotedStyle
+		}
+	}
+	for _, c := range n.Content {
+		restoreHeld(c, held)
+	}
 }
 
 // Save writes the cassette to path after scrubbing a copy of every
