@@ -696,7 +696,7 @@ func valuesEqual(a, b any) bool {
 			return false
 		}
 		for i := range am {
-			if !engine.ValueEqual(am[i].ToValue(), bm[i].ToValue()) {
+			if !messageEqual(am[i], bm[i]) {
 				return false
 			}
 		}
@@ -742,12 +742,35 @@ func changed(before, now []engine.Message) []report.Message {
 	}
 	var out []report.Message
 	for _, m := range now {
-		if o, ok := old[m.ID]; ok && m.ID != "" && engine.ValueEqual(o.ToValue(), m.ToValue()) {
+		if o, ok := old[m.ID]; ok && m.ID != "" && messageEqual(o, m) {
 			continue
 		}
 		out = append(out, reportMessage(m))
 	}
 	return out
+}
+
+// messageEqual compares two messages field by field, without building
+// their dict forms.
+func messageEqual(a, b engine.Message) bool {
+	if a.Type != b.Type || a.ID != b.ID || a.Name != b.Name || a.ToolCallID != b.ToolCallID || a.Status != b.Status ||
+		len(a.ToolCalls) != len(b.ToolCalls) || len(a.InvalidToolCalls) != len(b.InvalidToolCalls) {
+		return false
+	}
+	if !engine.ValueEqual(a.Content.Value(), b.Content.Value()) {
+		return false
+	}
+	for i := range a.ToolCalls {
+		x, y := a.ToolCalls[i], b.ToolCalls[i]
+		if x.Name != y.Name || x.ID != y.ID || !engine.ValueEqual(argsValue(x.Args), argsValue(y.Args)) {
+			return false
+		}
+	}
+	if len(a.InvalidToolCalls) > 0 || a.Artifact != nil || b.Artifact != nil || a.AdditionalKwargs != nil || b.AdditionalKwargs != nil {
+		// rare: compare the whole dicts
+		return engine.ValueEqual(a.ToValue(), b.ToValue())
+	}
+	return true
 }
 
 // removed lists the IDs of the messages of before that now lacks.
