@@ -159,7 +159,7 @@ func (st *setup) buildModel(ctx context.Context, s *Scenario, opts *Options) (en
 	}
 	path := filepath.Join(opts.CassetteDir, filepath.FromSlash(s.Rel)+".yaml")
 	st.cassette = filepath.ToSlash(path)
-	rec, err := cassette.Open(path, cassette.Options{Mode: opts.Mode, Scenario: s.Name, Transport: opts.Transport, Overwrite: opts.Mode == cassette.ModeRecord})
+	rec, err := cassette.Open(path, cassette.Options{Mode: opts.Mode, Scenario: s.Name, Transport: opts.Transport, Overwrite: opts.Overwrite})
 	if errors.Is(err, cassette.ErrCassetteNotFound) {
 		return nil, fmt.Errorf("%w (a %s model replays from its cassette: record it once with --mode record or replay-or-record)", err, s.Agent.Model)
 	}

@@ -288,7 +288,7 @@ func TestRecordProviderCassettes(t *testing.T) {
 
 	env := map[string]string{"OPENAI_API_KEY": fakeOpenAIKey, "ANTHROPIC_API_KEY": fakeAnthropicKey}
 	rep := harness.Run(context.Background(), scenarios, harness.Options{
-		CassetteDir: providerCassettes, GoldenDir: providerGolden, Mode: cassette.ModeRecord,
+		CassetteDir: providerCassettes, GoldenDir: providerGolden, Mode: cassette.ModeRecord, Overwrite: true,
 		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 		Update:    true,
 	})

@@ -32,6 +32,9 @@ type Options struct {
 	// Mode is the cassette mode: replay (the default) never opens a
 	// network connection.
 	Mode cassette.Mode
+	// Overwrite lets record mode replace existing cassettes; without it
+	// a scenario whose cassette exists fails instead of losing it.
+	Overwrite bool
 	// Transport carries requests to real servers when recording or live.
 	Transport http.RoundTripper
 	// LookupEnv reads API keys for recording and live runs; nil means the

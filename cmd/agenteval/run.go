@@ -32,7 +32,7 @@ func newRunCmd() *cobra.Command {
 	var (
 		root, cassettes, golden, reportDir, mode, shard, format, stateDir string
 		parallel                                                          int
-		update, shardFromEnv, noReports                                   bool
+		update, shardFromEnv, noReports, overwrite                        bool
 		tags                                                              []string
 	)
 	cmd := &cobra.Command{
@@ -53,8 +53,9 @@ missing Go tool), and 2 when a scenario file or a flag is wrong (every
 problem is printed as file:line:col: field: message).
 
 Replay (the default --mode) never opens a network connection. record writes
-fresh cassettes (an existing one is replaced), replay-or-record records only
-what is missing, live talks to the providers and writes nothing.
+fresh cassettes (a scenario whose cassette exists fails unless --overwrite
+is given), replay-or-record records only what is missing, live talks to the
+providers and writes nothing.
 
 --state-dir DIR keeps every scenario's threads in a SQLite database under
 DIR, started afresh by each run, so that "agenteval resume" can continue an
@@ -94,7 +95,7 @@ reports with "agenteval report merge".`,
 			if len(scenarios) == 0 {
 				return &usageError{err: fmt.Errorf("run: no scenarios in %s", strings.Join(args, ", "))}
 			}
-			opts := harness.Options{CassetteDir: cassettes, GoldenDir: golden, Mode: m, Parallel: parallel, Update: update, Shard: sh, StateDir: stateDir}
+			opts := harness.Options{CassetteDir: cassettes, GoldenDir: golden, Mode: m, Parallel: parallel, Update: update, Shard: sh, StateDir: stateDir, Overwrite: overwrite}
 			stderr := cmd.ErrOrStderr()
 			if isTerminal(stderr) {
 				opts.Progress = progressPrinter(stderr)
@@ -136,6 +137,7 @@ reports with "agenteval report merge".`,
 	f.StringVar(&reportDir, "report-dir", "reports", "where to write agenteval.json, junit.xml, summary.md and report.html")
 	f.BoolVar(&noReports, "no-reports", false, "write no report files")
 	f.StringVar(&mode, "mode", "replay", "cassette mode: replay, record, replay-or-record or live")
+	f.BoolVar(&overwrite, "overwrite", false, "let --mode record replace existing cassettes")
 	f.IntVar(&parallel, "parallel", 0, "scenarios run at once (0: GOMAXPROCS)")
 	f.BoolVar(&update, "update", false, "rewrite golden transcripts that differ or are missing")
 	f.StringVar(&shard, "shard", "", "run only shard k of n (k/n, 1-based)")
