@@ -208,8 +208,14 @@
 //     order, each matched as a subset; "interrupts: []" asserts none.
 //   - max_model_calls, max_tool_calls, max_steps, max_tokens (integers
 //     ≥ 0) and max_cost (number ≥ 0, US dollars): limits on the run.
-//   - error: the last turn must fail: type (the Python exception kind,
-//     "GraphRecursionError") and contains (text in the message).
+//     Model calls include those of summarizers, selectors and tool
+//     emulators; tool calls are those the tool node answered (run,
+//     emulated, or turned into an error message), not retried runs;
+//     steps are supersteps; tokens are total tokens; cost uses
+//     Options.Prices.
+//   - error: the run must fail: type (the Python exception kind,
+//     "GraphRecursionError") and contains (text in the message). A turn
+//     that fails ends the run: the turns after it are not run.
 //   - golden (bool): compare the run's transcript with
 //     golden/<scenario>.golden; go test -update rewrites it.
 //
@@ -225,4 +231,24 @@
 // Scenario.Pos gives the place of any field of a loaded scenario, so
 // problems found later (a script that runs out, an expectation that
 // fails) can point into the file too.
+//
+// # Running
+//
+// Run runs scenarios in parallel (Options.Parallel) and returns a
+// report.Report whose content, timings aside, is the same at any
+// parallelism; RunScenario runs one; RunT runs a folder as Go subtests.
+// A scenario's provider model is answered from
+// <Options.CassetteDir>/<scenario path>.yaml in Options.Mode (replay by
+// default: no network). Every scenario also checks three invariants:
+// every tool call is answered exactly once before the next model call,
+// message IDs are unique, and no run exceeds its recursion limit. Its
+// transcript (Transcript) lists, per superstep read from the thread's
+// checkpoints, the nodes that ran and the messages added, replaced and
+// removed.
+//
+// Scenarios run on a virtual clock, so retry backoff and tool latency
+// cost no wall time. With Options.StateDir each scenario's threads live
+// in a SQLite database that outlives the run; Resume (agenteval resume)
+// runs one more turn on them — a human's decisions on a pending
+// interrupt, say — in another process.
 package harness
