@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -288,7 +289,7 @@ func (st *setup) emulation(s *Scenario, opts *Options, models map[string]engine.
 // fallbacks, emulators), metered with the agent's model.
 func (st *setup) namedModels(ctx context.Context, s *Scenario, opts *Options) (map[string]engine.ChatModel, error) {
 	models := map[string]engine.ChatModel{}
-	for _, name := range slices.Sorted(mapsKeys(s.Models)) {
+	for _, name := range slices.Sorted(maps.Keys(s.Models)) {
 		script, err := parseScript(s.Models[name])
 		if err != nil {
 			return nil, fmt.Errorf("models.%s: %w", name, err)
@@ -321,16 +322,6 @@ func buildMiddleware(s *Scenario, models map[string]engine.ChatModel, groups []e
 		out = append(out, mw)
 	}
 	return out, nil
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // meteredModel counts a model's calls and tokens and prices them. The

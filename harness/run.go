@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"runtime"
 	"runtime/debug"
@@ -820,9 +821,9 @@ func contentText(m engine.Message) string {
 func writtenKeys(w any) []string {
 	switch v := w.(type) {
 	case engine.State:
-		return slices.Collect(mapsKeys(v))
+		return slices.Collect(maps.Keys(v))
 	case map[string]any:
-		return slices.Collect(mapsKeys(v))
+		return slices.Collect(maps.Keys(v))
 	case *engine.Object:
 		return v.Keys()
 	case []any:
@@ -845,5 +846,5 @@ func sortedKeys(m map[string]bool) []string {
 	if len(m) == 0 {
 		return nil
 	}
-	return slices.Sorted(mapsKeys(m))
+	return slices.Sorted(maps.Keys(m))
 }
