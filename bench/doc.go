@@ -40,11 +40,14 @@
 //     lengths, the local exponent between 1,000 and 10,000 messages, which
 //     names the growth (flat, sublinear, linear, superlinear), and a
 //     straight line whose slope is the cost of 1,000 more messages.
-//   - W5: replay throughput. The scenario harness does not exist yet, so
-//     W5 replays a generated corpus (Corpus) of create_react_agent runs
-//     through the engine: per scenario a fresh llm.Scripted model and
-//     in-memory checkpointer, the agent built, one run, the answer
-//     checked; with one worker and with GOMAXPROCS workers.
+//   - W5: replay throughput through the whole harness. A generated
+//     corpus (Corpus) of scenario files — scripted model and tools, 1-3
+//     tools, 1-3 cycles of 1-3 parallel calls, expectations on the
+//     trajectory, the final answer and the model calls — is parsed
+//     (harness.Parse) and run (harness.Run: agent built, turns run,
+//     transcript read from the checkpoints, expectations and invariants
+//     checked), with one worker and with GOMAXPROCS workers. Cassettes,
+//     golden files and report files are left out: they are file I/O.
 //
 // # Measurement
 //

@@ -14,7 +14,8 @@ import (
 
 	"github.com/agenteval/agenteval/engine"
 	"github.com/agenteval/agenteval/engine/checkpoint"
-	"github.com/agenteval/agenteval/engine/llm"
+	"github.com/agenteval/agenteval/harness"
+	runreport "github.com/agenteval/agenteval/harness/report"
 )
 
 // workloadTitle is a workload's heading in text reports.
@@ -29,7 +30,7 @@ func workloadTitle(name string) string {
 	case "W4":
 		return "cost growth: one turn (4 supersteps) on a thread of M messages"
 	case "W5":
-		return "replay throughput: generated create_react_agent scenarios through the engine"
+		return "replay throughput: generated scenario files through the whole harness (parse, run, check)"
 	}
 	return ""
 }
@@ -42,7 +43,7 @@ func workloadNote(name string) string {
 	case "W4":
 		return "W4 measures a turn (input, agent, tools, agent: 4 supersteps) forked from a checkpoint holding M messages; per-step time is the turn's wall time / 4, so the loading of the checkpoint is included. With no checkpointer the M messages are the turn's input."
 	case "W5":
-		return "W5: the scenario harness does not exist yet, so W5 replays a generated corpus of create_react_agent runs (llm.Scripted model, 1-3 tools, 1-3 cycles of 1-3 parallel calls, in-memory checkpointer, final answer checked) directly through the engine; the figure excludes scenario file parsing and cassettes."
+		return "W5: a generated corpus of scenario files (scripted model and tools, 1-3 tools, 1-3 cycles of 1-3 parallel calls) parsed and run by the harness with expectations and invariants checked; no cassette (scripted models) and no golden files or reports (file I/O)."
 	}
 	return ""
 }
@@ -718,128 +719,106 @@ func fitGrowth(results []Result) []Fit {
 	return out
 }
 
-// Scenario is one generated replay scenario of W5: an agent with some
-// tools, the script its model follows, and the answer to expect.
+// Scenario is one generated scenario file of W5.
 type Scenario struct {
-	// Name is the scenario's name and its thread ID.
+	// Name is the scenario's name; File its YAML (JSON, which is YAML).
 	Name string
-	// Tools are the agent's tools; Script what its model answers.
-	Tools  []engine.Tool
-	Script llm.Script
-	// Input is the user's message; Answer the final answer expected.
-	Input  string
-	Answer string
+	File []byte
 }
 
-// Corpus generates n scenarios from seed: each binds 1-3 of three tools
-// (weather, add, search) and runs 1-3 cycles of 1-3 parallel tool calls
-// before answering.
+// Corpus generates n scenario files from seed: each binds 1-3 of three
+// scripted tools (weather, add, search) and runs 1-3 cycles of 1-3
+// parallel tool calls before answering, and expects its trajectory, its
+// final answer and its number of model calls.
 func Corpus(n int, seed uint64) []Scenario {
 	r := rand.New(rand.NewPCG(seed, 0x636f72707573))
-	str := func(name, desc, arg string) engine.Tool {
-		return engine.NewTool(engine.ToolDef{Name: name, Description: desc,
-			Parameters: engine.NewObject("type", "object",
-				"properties", engine.NewObject(arg, engine.NewObject("type", "string")),
-				"required", []any{arg})},
-			func(_ context.Context, inv engine.ToolInvocation) (any, error) {
-				v, _ := inv.Args().Get(arg)
-				return fmt.Sprintf("%s(%v): ok", name, v), nil
-			})
+	str := func(name, desc, arg string) *engine.Object {
+		return engine.NewObject("name", name, "description", desc,
+			"parameters", engine.NewObject("type", "object",
+				"properties", engine.NewObject(arg, engine.NewObject("type", "string")), "required", []any{arg}),
+			"results", []any{engine.NewObject("return", name+": ok")})
 	}
-	all := []engine.Tool{
+	all := []*engine.Object{
 		str("get_weather", "Get the weather for a city.", "city"),
-		engine.NewTool(engine.ToolDef{Name: "add", Description: "Add two integers.",
-			Parameters: engine.NewObject("type", "object",
+		engine.NewObject("name", "add", "description", "Add two integers.",
+			"parameters", engine.NewObject("type", "object",
 				"properties", engine.NewObject("a", engine.NewObject("type", "integer"), "b", engine.NewObject("type", "integer")),
-				"required", []any{"a", "b"})},
-			func(_ context.Context, inv engine.ToolInvocation) (any, error) {
-				a, _ := inv.Args().Get("a")
-				b, _ := inv.Args().Get("b")
-				return fmt.Sprintf("%v+%v", a, b), nil
-			}),
+				"required", []any{"a", "b"}),
+			"results", []any{engine.NewObject("return", "add: ok")}),
 		str("search", "Search the web.", "query"),
 	}
 	out := make([]Scenario, n)
 	for i := range out {
 		k := 1 + r.IntN(3)
-		tools := all[:k]
-		var resps []llm.Response
+		var tools []any
+		for _, t := range all[:k] {
+			tools = append(tools, t)
+		}
+		var resps, expected []any
 		call := 0
 		for range 1 + r.IntN(3) {
-			var calls []engine.ToolCall
+			var calls []any
 			for range 1 + r.IntN(3) {
-				var tc engine.ToolCall
-				switch t := tools[r.IntN(k)]; t.Definition().Name {
-				case "get_weather":
-					tc = engine.ToolCall{Name: "get_weather", Args: engine.NewObject("city", fmt.Sprintf("city-%d", r.IntN(100)))}
-				case "add":
-					tc = engine.ToolCall{Name: "add", Args: engine.NewObject("a", r.IntN(100), "b", r.IntN(100))}
+				var name string
+				var args *engine.Object
+				switch r.IntN(k) {
+				case 0:
+					name, args = "get_weather", engine.NewObject("city", fmt.Sprintf("city-%d", r.IntN(100)))
+				case 1:
+					name, args = "add", engine.NewObject("a", json.Number(fmt.Sprint(r.IntN(100))), "b", json.Number(fmt.Sprint(r.IntN(100))))
 				default:
-					tc = engine.ToolCall{Name: "search", Args: engine.NewObject("query", fmt.Sprintf("query %d", r.IntN(1000)))}
+					name, args = "search", engine.NewObject("query", fmt.Sprintf("query %d", r.IntN(1000)))
 				}
-				tc.ID = fmt.Sprintf("s%d_c%d", i, call)
+				calls = append(calls, engine.NewObject("name", name, "args", args, "id", fmt.Sprintf("s%d_c%d", i, call)))
+				expected = append(expected, engine.NewObject("name", name, "args", args))
 				call++
-				calls = append(calls, tc)
 			}
-			resps = append(resps, llm.Response{Message: engine.AIMessage("", calls...)})
+			resps = append(resps, engine.NewObject("content", "", "tool_calls", calls))
 		}
 		answer := fmt.Sprintf("Scenario %d is done after %d calls.", i, call)
-		resps = append(resps, llm.Response{Message: engine.AIMessage(answer)})
-		out[i] = Scenario{Name: fmt.Sprintf("gen_%03d", i), Tools: tools, Script: llm.Script{Responses: resps}, Input: fmt.Sprintf("Task %d", i), Answer: answer}
+		resps = append(resps, engine.NewObject("content", answer))
+		doc := engine.NewObject(
+			"description", "a generated W5 scenario",
+			"script", engine.NewObject("responses", resps),
+			"tools", tools,
+			"turns", []any{engine.NewObject("user", fmt.Sprintf("Task %d", i))},
+			"expect", engine.NewObject(
+				"trajectory", engine.NewObject("calls", expected),
+				"final", engine.NewObject("equals", answer),
+				"max_model_calls", json.Number(fmt.Sprint(len(resps)))))
+		data, err := engine.MarshalValue(doc)
+		if err != nil {
+			panic(err) // the generator's own values always marshal
+		}
+		out[i] = Scenario{Name: fmt.Sprintf("gen_%03d", i), File: data}
 	}
 	return out
 }
 
-// Replay runs one scenario as a replay harness would: a fresh scripted
-// model and in-memory checkpointer, the agent built from the scenario,
-// one run, the final answer checked.
-func (s Scenario) Replay(ctx context.Context) error {
-	agent, err := engine.CreateReactAgent(engine.ReactAgentConfig{
-		Model: llm.NewScripted("model", s.Script), Tools: s.Tools, Checkpointer: checkpoint.NewMemory(),
-	})
-	if err != nil {
-		return fmt.Errorf("%s: %w", s.Name, err)
-	}
-	res, err := agent.Invoke(ctx, engine.State{"messages": []any{s.Input}}, engine.Config{ThreadID: s.Name})
-	if err != nil {
-		return fmt.Errorf("%s: %w", s.Name, err)
-	}
-	msgs := res.Values.Messages("messages")
-	if len(msgs) == 0 || msgs[len(msgs)-1].Content.String() != s.Answer {
-		return fmt.Errorf("%s: final answer mismatch", s.Name)
-	}
-	return nil
-}
-
-// ReplayOp returns W5's operation: the whole corpus replayed by the given
-// number of workers.
+// ReplayOp returns W5's operation: the whole corpus through the scenario
+// harness — each file parsed (harness.Parse), run by harness.Run with the
+// given number of scenarios at once, its expectations and invariants
+// checked — failing unless every scenario passed.
 func ReplayOp(corpus []Scenario, workers int) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
-		var next atomic.Int64
-		errs := make(chan error, workers)
-		for range workers {
-			go func() {
-				for {
-					i := int(next.Add(1)) - 1
-					if i >= len(corpus) {
-						errs <- nil
-						return
-					}
-					if err := corpus[i].Replay(ctx); err != nil {
-						next.Store(int64(len(corpus)))
-						errs <- err
-						return
-					}
-				}
-			}()
+		scenarios := make([]*harness.Scenario, len(corpus))
+		for i, c := range corpus {
+			s, err := harness.Parse(c.Name+".yaml", c.File)
+			if err != nil {
+				return err
+			}
+			s.Name, s.Rel = c.Name, c.Name
+			scenarios[i] = s
 		}
-		var first error
-		for range workers {
-			if err := <-errs; err != nil && first == nil {
-				first = err
+		rep := harness.Run(ctx, scenarios, harness.Options{Parallel: workers})
+		if rep.Passed != len(corpus) {
+			for _, s := range rep.Scenarios {
+				if s.Status != runreport.StatusPass {
+					return fmt.Errorf("W5: scenario %s: %s: %s", s.Name, s.Status, s.Message)
+				}
 			}
 		}
-		return first
+		return nil
 	}
 }
 
