@@ -113,11 +113,7 @@ func (l Latency) Sleep(ctx context.Context, r *rand.Rand) error {
 	if d <= 0 {
 		return nil
 	}
-	var clock engine.Clock = engine.SystemClock{}
-	if rt := engine.RuntimeFrom(ctx); rt != nil && rt.Clock != nil {
-		clock = rt.Clock
-	}
-	if err := clock.Sleep(ctx, d); err != nil {
+	if err := engine.ClockFrom(ctx).Sleep(ctx, d); err != nil {
 		return fmt.Errorf("emulated latency %v: %w", d, err)
 	}
 	return nil

@@ -168,6 +168,16 @@ func RuntimeFrom(ctx context.Context) *Runtime {
 	return rt
 }
 
+// ClockFrom returns the clock of the run ctx belongs to (Runtime.Clock),
+// or the system clock outside a run: what retry backoff and emulated
+// latency wait on, so a fake clock makes them instant.
+func ClockFrom(ctx context.Context) Clock {
+	if rt := RuntimeFrom(ctx); rt != nil && rt.Clock != nil {
+		return rt.Clock
+	}
+	return SystemClock{}
+}
+
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

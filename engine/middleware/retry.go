@@ -130,11 +130,7 @@ func backoffSleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	var clock engine.Clock = engine.SystemClock{}
-	if rt := engine.RuntimeFrom(ctx); rt != nil && rt.Clock != nil {
-		clock = rt.Clock
-	}
-	if err := clock.Sleep(ctx, d); err != nil {
+	if err := engine.ClockFrom(ctx).Sleep(ctx, d); err != nil {
 		return fmt.Errorf("retry backoff of %s: %w", d, err)
 	}
 	return nil
