@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"pgregory.net/rapid"
+
+	"github.com/agenteval/agenteval/textdiff"
 )
 
 func TestLineDiff(t *testing.T) {
@@ -50,80 +51,20 @@ func TestLineDiff(t *testing.T) {
 	}
 }
 
-// propLineDiffReconstructs: the kept and removed lines of a diff are want,
-// the kept and added lines are got, and the diff is no longer than
-// removing everything and adding everything.
-func propLineDiffReconstructs(t *rapid.T) {
-	line := rapid.SampledFrom([]string{"a", "b", "c", "d"})
-	a := rapid.SliceOfN(line, 0, 12).Draw(t, "want")
-	b := rapid.SliceOfN(line, 0, 12).Draw(t, "got")
-	ops := diffLines(a, b)
-	var ra, rb []string
-	edits := 0
-	for _, op := range ops {
-		switch op.kind {
-		case ' ':
-			ra, rb = append(ra, op.text), append(rb, op.text)
-		case '-':
-			ra = append(ra, op.text)
-			edits++
-		case '+':
-			rb = append(rb, op.text)
-			edits++
-		default:
-			t.Fatalf("unknown op %q", op.kind)
-		}
-	}
-	if strings.Join(ra, "|") != strings.Join(a, "|") || strings.Join(rb, "|") != strings.Join(b, "|") {
-		t.Fatalf("diff %v does not rebuild want %v and got %v", ops, a, b)
-	}
-	if lcs := lcsLen(a, b); edits != len(a)+len(b)-2*lcs {
-		t.Fatalf("diff has %d edits, a shortest one has %d", edits, len(a)+len(b)-2*lcs)
-	}
-}
-
-// lcsLen is the length of a longest common subsequence, by dynamic
-// programming: the reference for the minimality of myers.
-func lcsLen(a, b []string) int {
-	dp := make([][]int, len(a)+1)
-	for i := range dp {
-		dp[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				dp[i][j] = dp[i+1][j+1] + 1
-			} else {
-				dp[i][j] = max(dp[i+1][j], dp[i][j+1])
-			}
-		}
-	}
-	return dp[0][0]
-}
-
-func TestPropLineDiffReconstructs(t *testing.T) {
-	t.Parallel()
-	rapid.Check(t, propLineDiffReconstructs)
-}
-
-func FuzzLineDiffReconstructs(f *testing.F) {
-	f.Fuzz(rapid.MakeFuzz(propLineDiffReconstructs))
-}
-
 func TestLineDiffLarge(t *testing.T) {
 	t.Parallel()
-	// two unrelated texts beyond maxDiffEdits fall back to remove-all,
+	// two unrelated texts beyond textdiff.MaxEdits fall back to remove-all,
 	// add-all rather than using quadratic memory
 	var a, b strings.Builder
-	for i := range maxDiffEdits {
+	for i := range textdiff.MaxEdits {
 		fmt.Fprintf(&a, "a%d\n", i)
 		fmt.Fprintf(&b, "b%d\n", i)
 	}
 	d := lineDiff(a.String(), b.String())
-	if got, want := strings.Count(d, "\n- "), maxDiffEdits-1; got != want {
+	if got, want := strings.Count(d, "\n- "), textdiff.MaxEdits-1; got != want {
 		t.Errorf("lineDiff(large) has %d removed lines after the first, want %d", got, want)
 	}
-	if got, want := strings.Count(d, "\n+ "), maxDiffEdits; got != want {
+	if got, want := strings.Count(d, "\n+ "), textdiff.MaxEdits; got != want {
 		t.Errorf("lineDiff(large) has %d added lines, want %d", got, want)
 	}
 }
