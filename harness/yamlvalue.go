@@ -1,0 +1,465 @@
+package harness
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/agenteval/agenteval/engine"
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// maxNodes caps the values a file may expand to (aliases included), so a
+// small file of nested aliases cannot exhaust memory.
+const maxNodes = 1 << 20
+
+// maxDepth caps the nesting of values.
+const maxDepth = 200
+
+// parseYAML reads the file into an engine value tree, recording positions;
+// it reports false when the file is not YAML the tree can hold.
+func (r *reader) parseYAML(data []byte) (any, bool) {
+	f, err := parseBytes(data)
+	if err != nil {
+		var ye yaml.Error
+		if errors.As(err, &ye) {
+			at := Position{Line: 1, Col: 1}
+			if t := ye.GetToken(); t != nil && t.Position != nil {
+				at = Position{Line: t.Position.Line, Col: t.Position.Column}
+			}
+			r.problem("", at, "invalid YAML: "+ye.GetMessage())
+		} else {
+			r.problem("", Position{Line: 1, Col: 1}, "invalid YAML: "+err.Error())
+		}
+		return nil, false
+	}
+	var docs []*ast.DocumentNode
+	for _, d := range f.Docs {
+		if d != nil && d.Body != nil && !isComment(d.Body) {
+			docs = append(docs, d)
+		}
+	}
+	if len(docs) == 0 {
+		r.pos[""] = Position{Line: 1, Col: 1}
+		return nil, true
+	}
+	if len(docs) > 1 {
+		at := position(docs[1].Body)
+		if m, ok := docs[1].Body.(*ast.MappingNode); ok {
+			at = firstKeyPos(m, at)
+		}
+		r.problem("", at, "a scenario file holds one YAML document, found another")
+		return nil, false
+	}
+	doc := r.value(docs[0].Body, "", Position{Line: 1, Col: 1}, 0)
+	return doc, len(r.problems) == 0
+}
+
+// parseBytes runs goccy's parser, turning a panic in it (outside code,
+// fed outside input) into an error.
+func parseBytes(data []byte) (f *ast.File, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			f, err = nil, fmt.Errorf("the YAML parser failed: %v", p)
+		}
+	}()
+	return parser.ParseBytes(data, 0, parser.AllowDuplicateMapKey())
+}
+
+// isComment reports whether a document body is only comments.
+func isComment(n ast.Node) bool {
+	switch n.(type) {
+	case *ast.CommentGroupNode, *ast.CommentNode:
+		return true
+	}
+	return false
+}
+
+// value converts one YAML node into an engine value, recording the position
+// of path; at is the position to use for a value with no token of its own
+// (an empty value after a key).
+func (r *reader) value(n ast.Node, path string, at Position, depth int) any {
+	r.budget--
+	if r.budget < 0 {
+		if r.budget == -1 {
+			r.problem(path, at, "the file expands to too many values")
+		}
+		return nil
+	}
+	if depth > maxDepth {
+		// The path itself would be hundreds of segments long.
+		if p := position(n); p.Line > 0 {
+			at = p
+		}
+		r.problem("", at, fmt.Sprintf("values are nested deeper than %d levels", maxDepth))
+		return nil
+	}
+	if n == nil {
+		r.pos[path] = at
+		return nil
+	}
+	switch n := n.(type) {
+	case *ast.NullNode:
+		r.pos[path] = at
+		return nil
+	case *ast.MappingNode:
+		return r.mapping(n.Values, path, firstKeyPos(n, at), depth)
+	case *ast.MappingValueNode:
+		return r.mapping([]*ast.MappingValueNode{n}, path, position(n.Key), depth)
+	case *ast.SequenceNode:
+		r.pos[path] = position(n)
+		list := make([]any, len(n.Values))
+		for i, e := range n.Values {
+			list[i] = r.value(e, joinIndex(path, i), position(n), depth+1)
+		}
+		return list
+	case *ast.StringNode:
+		r.pos[path] = position(n)
+		return n.Value
+	case *ast.LiteralNode:
+		r.pos[path] = position(n)
+		if n.Value == nil {
+			return ""
+		}
+		return n.Value.Value
+	case *ast.IntegerNode:
+		r.pos[path] = position(n)
+		lit := n.GetToken().Value
+		if isJSONNumber(lit) {
+			return r.number(path, lit)
+		}
+		switch v := n.Value.(type) {
+		case int64:
+			return json.Number(strconv.FormatInt(v, 10))
+		case uint64:
+			return json.Number(strconv.FormatUint(v, 10))
+		}
+		r.problem(path, position(n), fmt.Sprintf("cannot read the number %s", lit))
+		return nil
+	case *ast.FloatNode:
+		r.pos[path] = position(n)
+		lit := n.GetToken().Value
+		if isJSONNumber(lit) {
+			return r.number(path, lit)
+		}
+		if math.IsInf(n.Value, 0) || math.IsNaN(n.Value) {
+			r.problem(path, position(n), fmt.Sprintf("%s is not a JSON number", lit))
+			return nil
+		}
+		return json.Number(strconv.FormatFloat(n.Value, 'g', -1, 64))
+	case *ast.BoolNode:
+		r.pos[path] = position(n)
+		return n.Value
+	case *ast.InfinityNode, *ast.NanNode:
+		r.pos[path] = position(n)
+		r.problem(path, position(n), fmt.Sprintf("%s is not a JSON number", n.GetToken().Value))
+		return nil
+	case *ast.AnchorNode:
+		v := r.value(n.Value, path, position(n), depth+1)
+		r.pos[path] = position(n)
+		if n.Name != nil {
+			r.anchors[n.Name.GetToken().Value] = v
+		}
+		return v
+	case *ast.AliasNode:
+		r.pos[path] = position(n)
+		name := ""
+		if n.Value != nil {
+			name = n.Value.GetToken().Value
+		}
+		v, ok := r.anchors[name]
+		if !ok {
+			r.problem(path, position(n), fmt.Sprintf("unknown anchor %q", name))
+			return nil
+		}
+		r.budget -= countValues(v, r.budget+1)
+		if r.budget < 0 {
+			r.problem(path, position(n), "the file expands to too many values")
+			r.budget = -2
+			return nil
+		}
+		return engine.CloneValue(v)
+	case *ast.TagNode:
+		tag := ""
+		if n.Start != nil {
+			tag = n.Start.Value
+		}
+		switch tag {
+		case "!!str":
+			if s, ok := scalarText(n.Value); ok {
+				r.pos[path] = position(n)
+				return s
+			}
+			return r.value(n.Value, path, position(n), depth+1)
+		case "!!int", "!!float", "!!bool", "!!null", "!!map", "!!seq":
+			return r.value(n.Value, path, position(n), depth+1)
+		}
+		r.pos[path] = position(n)
+		r.problem(path, position(n), fmt.Sprintf("unsupported YAML tag %s", tag))
+		return nil
+	case *ast.CommentGroupNode, *ast.CommentNode:
+		r.pos[path] = at
+		return nil
+	}
+	r.pos[path] = position(n)
+	r.problem(path, position(n), fmt.Sprintf("unsupported YAML %s", n.Type()))
+	return nil
+}
+
+// firstKeyPos is where a mapping starts: its first key, or its "{".
+func firstKeyPos(n *ast.MappingNode, at Position) Position {
+	if n.IsFlowStyle || len(n.Values) == 0 {
+		if p := position(n); p.Line > 0 {
+			return p
+		}
+		return at
+	}
+	return position(n.Values[0].Key)
+}
+
+// mapping converts a mapping's pairs into an *engine.Object. Merge keys
+// ("<<: *base") add the keys the mapping does not set itself.
+func (r *reader) mapping(pairs []*ast.MappingValueNode, path string, at Position, depth int) any {
+	r.pos[path] = at
+	obj := &engine.Object{}
+	var merges []any
+	for _, mv := range pairs {
+		if mv == nil {
+			continue
+		}
+		if _, ok := mv.Key.(*ast.MergeKeyNode); ok {
+			// The merged value has no field path of its own.
+			merge := path + ".<<"
+			merges = append(merges, r.value(mv.Value, merge, position(mv.Key), depth+1))
+			for p := range r.pos {
+				if p == merge || strings.HasPrefix(p, merge+".") || strings.HasPrefix(p, merge+"[") {
+					delete(r.pos, p)
+					delete(r.keyPos, p)
+				}
+			}
+			continue
+		}
+		key, ok := r.key(mv.Key)
+		kp := position(mv.Key)
+		if !ok {
+			r.problem(path, kp, "mapping keys must be strings or numbers")
+			continue
+		}
+		child := joinKey(path, key)
+		if first, dup := r.keyPos[child]; dup && obj.Has(key) {
+			r.problem(child, kp, fmt.Sprintf("duplicate key %q (first at line %d)", key, first.Line))
+			continue
+		}
+		r.keyPos[child] = kp
+		obj.Set(key, r.value(mv.Value, child, kp, depth+1))
+	}
+	for _, m := range merges {
+		var srcs []any
+		switch m := m.(type) {
+		case *engine.Object:
+			srcs = []any{m}
+		case []any:
+			srcs = m
+		}
+		for _, src := range srcs {
+			o, ok := src.(*engine.Object)
+			if !ok {
+				r.problem(path, at, "a merge key (<<) needs a mapping or a list of mappings")
+				continue
+			}
+			for _, k := range o.Keys() {
+				if !obj.Has(k) {
+					v, _ := o.Get(k)
+					obj.Set(k, v)
+				}
+			}
+		}
+	}
+	return obj
+}
+
+// key returns a mapping key as a string; scalar keys keep their text.
+func (r *reader) key(k ast.MapKeyNode) (string, bool) {
+	switch k := k.(type) {
+	case *ast.MappingKeyNode:
+		return scalarText(k.Value)
+	case ast.Node:
+		return scalarText(k)
+	}
+	return "", false
+}
+
+// scalarText is the text of a scalar node, as written.
+func scalarText(n ast.Node) (string, bool) {
+	switch n := n.(type) {
+	case *ast.StringNode:
+		return n.Value, true
+	case *ast.LiteralNode:
+		if n.Value == nil {
+			return "", true
+		}
+		return n.Value.Value, true
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.NullNode, *ast.InfinityNode, *ast.NanNode:
+		if t := n.GetToken(); t != nil {
+			return t.Value, true
+		}
+	case *ast.TagNode:
+		return scalarText(n.Value)
+	}
+	return "", false
+}
+
+// number returns a JSON number literal as a json.Number, or reports it
+// when a float64 cannot hold it (later stages, and the schema validator's
+// exact arithmetic, would choke on an exponent of a million).
+func (r *reader) number(path, lit string) any {
+	if _, err := strconv.ParseFloat(lit, 64); err != nil {
+		r.problem(path, r.pos[path], fmt.Sprintf("the number %s is out of range", lit))
+		return nil
+	}
+	return json.Number(lit)
+}
+
+// isJSONNumber reports whether s is a number as JSON writes it.
+func isJSONNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	var n json.Number
+	return json.Unmarshal([]byte(s), &n) == nil && string(n) == s
+}
+
+// countValues counts the values in v, stopping once it passes limit.
+func countValues(v any, limit int) int {
+	n := 1
+	switch v := v.(type) {
+	case *engine.Object:
+		for _, k := range v.Keys() {
+			if n > limit {
+				break
+			}
+			e, _ := v.Get(k)
+			n += countValues(e, limit-n)
+		}
+	case []any:
+		for _, e := range v {
+			if n > limit {
+				break
+			}
+			n += countValues(e, limit-n)
+		}
+	}
+	return n
+}
+
+// decode stores a value tree into a Go value by its json tags. Fields typed
+// any take the engine value as it is. Values of the wrong type are left
+// out: the schema has reported them.
+func (r *reader) decode(v any, dst reflect.Value, path string) {
+	if v == nil {
+		return
+	}
+	switch dst.Kind() {
+	case reflect.Interface:
+		dst.Set(reflect.ValueOf(v))
+	case reflect.String:
+		if s, ok := v.(string); ok {
+			dst.SetString(s)
+		}
+	case reflect.Bool:
+		if b, ok := v.(bool); ok {
+			dst.SetBool(b)
+		}
+	case reflect.Int:
+		n, ok := v.(json.Number)
+		if !ok {
+			return
+		}
+		i, err := n.Int64()
+		if err != nil {
+			// Not an int64: "2.0" is an integer to the schema, "2.5" was
+			// reported by it, and a huge integer does not fit.
+			f, _ := n.Float64()
+			if f != math.Trunc(f) {
+				return
+			}
+			if f < math.MinInt64 || f >= math.MaxInt64 {
+				r.problem(path, r.posOf(path), fmt.Sprintf("%s is out of range", n))
+				return
+			}
+			i = int64(f)
+		}
+		if dst.OverflowInt(i) {
+			r.problem(path, r.posOf(path), fmt.Sprintf("%s is out of range", n))
+			return
+		}
+		dst.SetInt(i)
+	case reflect.Float64:
+		if n, ok := v.(json.Number); ok {
+			f, _ := n.Float64() // in range: number checked it
+			dst.SetFloat(f)
+		}
+	case reflect.Pointer:
+		p := reflect.New(dst.Type().Elem())
+		r.decode(v, p.Elem(), path)
+		dst.Set(p)
+	case reflect.Slice:
+		list, ok := v.([]any)
+		if !ok {
+			return
+		}
+		out := reflect.MakeSlice(dst.Type(), len(list), len(list))
+		for i, e := range list {
+			r.decode(e, out.Index(i), joinIndex(path, i))
+		}
+		dst.Set(out)
+	case reflect.Map:
+		obj, ok := v.(*engine.Object)
+		if !ok {
+			return
+		}
+		out := reflect.MakeMapWithSize(dst.Type(), obj.Len())
+		for _, k := range obj.Keys() {
+			e, _ := obj.Get(k)
+			ev := reflect.New(dst.Type().Elem()).Elem()
+			r.decode(e, ev, joinKey(path, k))
+			out.SetMapIndex(reflect.ValueOf(k), ev)
+		}
+		dst.Set(out)
+	case reflect.Struct:
+		obj, ok := v.(*engine.Object)
+		if !ok {
+			return
+		}
+		t := dst.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name := jsonName(f)
+			if name == "" {
+				continue
+			}
+			if e, ok := obj.Get(name); ok {
+				r.decode(e, dst.Field(i), joinKey(path, name))
+			}
+		}
+	}
+}
+
+// jsonName is a struct field's key in the file, or "" for fields that are
+// not read from it.
+func jsonName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "-" {
+		return ""
+	}
+	return name
+}
