@@ -3,6 +3,10 @@
 //
 // Usage:
 //
+//	agenteval run [--mode replay|record|replay-or-record|live] [--parallel N] [--shard k/n] [--update] [--report-dir DIR] [PATH...]
+//	agenteval resume --state-dir DIR (--decision D... | --resume JSON | --user TEXT | --continue) SCENARIO
+//	agenteval report merge REPORT.json...
+//	agenteval schema
 //	agenteval conformance [--api create_react_agent,tool_node,create_agent] [--format text|json] DIR...
 //	agenteval cassette import|check|usage FILE...
 //	agenteval bench [--workload W1,...] [--quick] [--json] [--out DIR]

@@ -71,8 +71,14 @@ func TestConformanceJSON(t *testing.T) {
 }
 
 func TestHelpHasExamples(t *testing.T) {
-	code, out, _ := runCLI("conformance", "--help")
-	if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--api") {
-		t.Errorf("help (code %d) lacks examples or flags:\n%s", code, out)
+	// every command a user runs has examples in its help (STYLE.md)
+	for _, args := range [][]string{
+		{"conformance"}, {"run"}, {"resume"}, {"schema"}, {"report", "merge"},
+		{"bench"}, {"bench", "compare"}, {"cassette", "import"}, {"cassette", "check"}, {"cassette", "usage"},
+	} {
+		code, out, _ := runCLI(append(args, "--help")...)
+		if code != 0 || !strings.Contains(out, "Examples:") {
+			t.Errorf("%s --help (code %d) lacks examples:\n%s", strings.Join(args, " "), code, out)
+		}
 	}
 }
