@@ -142,6 +142,22 @@ func (st *setup) runTurns(ctx context.Context, s *Scenario) (*Observed, error) {
 				return nil, fmt.Errorf("%s: turns[%d]: read the thread's history: %w", s.File, ti, err)
 			}
 			turnSteps, turnSnaps, prev[thread] = hs, hsnaps, msgs
+			// parallel tasks stream their interrupts as they finish: take
+			// the turn's from the thread's state, in task order
+			if snap, err := st.graph.GetState(ctx, engine.Config{ThreadID: thread}); err == nil && obs.Err == nil {
+				keep := 0
+				for keep < len(obs.interruptTurns) && obs.interruptTurns[keep] != ti {
+					keep++
+				}
+				obs.Interrupts, obs.interruptTurns = obs.Interrupts[:keep], obs.interruptTurns[:keep]
+				for _, iv := range snap.Interrupts {
+					if iv.Value == nil {
+						continue // interrupt_before/after carry none
+					}
+					obs.Interrupts = append(obs.Interrupts, iv.Value)
+					obs.interruptTurns = append(obs.interruptTurns, ti)
+				}
+			}
 		}
 		for i, step := range turnSteps {
 			if step.Nodes[0] != "input" {
