@@ -339,7 +339,7 @@ type meteredModel struct {
 	calls         int
 	emulatedCalls int
 	usage         engine.Usage
-	cost          float64
+	costs         []float64 // per call, summed in a fixed order by cost()
 	unknown       bool
 }
 
@@ -371,13 +371,26 @@ func (m *meteredModel) Generate(ctx context.Context, req engine.ModelRequest) (e
 		}
 		if u.TotalTokens > 0 {
 			if c, ok := m.prices.Cost(name, u); ok {
-				meter.cost += c
+				meter.costs = append(meter.costs, c)
 			} else {
 				meter.unknown = true
 			}
 		}
 	}
 	return msg, err
+}
+
+// cost is the total cost of the calls, summed smallest first so that the
+// total does not depend on the order parallel calls (tool emulators)
+// finished in. The caller holds mu.
+func (m *meteredModel) cost() float64 {
+	costs := slices.Clone(m.costs)
+	slices.Sort(costs)
+	total := 0.0
+	for _, c := range costs {
+		total += c
+	}
+	return total
 }
 
 // ModelName implements engine.ModelInfo when the inner model does.

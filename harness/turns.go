@@ -203,7 +203,7 @@ func (st *setup) runTurns(ctx context.Context, s *Scenario) (*Observed, error) {
 	obs.Usage = report.Usage{
 		ModelCalls: st.model.calls, EmulatedModelCalls: st.model.emulatedCalls, ToolCalls: toolCalls(obs.Steps), ToolRuns: int(st.toolRuns.Load()),
 		InputTokens: st.model.usage.InputTokens, OutputTokens: st.model.usage.OutputTokens, TotalTokens: st.model.usage.TotalTokens,
-		CostUSD: st.model.cost, CostKnown: !st.model.unknown,
+		CostUSD: st.model.cost(), CostKnown: !st.model.unknown,
 	}
 	st.model.mu.Unlock()
 	for _, inv := range obs.Invokes {
