@@ -137,10 +137,11 @@
 //     ("openai:gpt-4.1-mini") whose calls go into the scenario's
 //     cassette. "emulate: {}" emulates with the agent's model. Emulated
 //     calls are marked in transcripts and reports. A scripted model
-//     answers in the order calls reach it, so when one scripted model
-//     emulates several calls of the same AI message, set
-//     agent.max_concurrency: 1 to keep the pairing of answers and calls
-//     fixed (a provider model replays by request and needs nothing).
+//     answers in the order calls reach it, and parallel calls reach it in
+//     any order: when one AI message makes several calls that the same
+//     scripted model emulates, their answers may pair with the calls
+//     differently from run to run. Give each such tool its own named
+//     model, or emulate with a provider model, which replays by request.
 //   - latency (mapping): every call of the tool, whatever answers it, waits
 //     a duration drawn from {dist: fixed, ms}, {dist: uniform, min_ms,
 //     max_ms} or {dist: lognormal, median_ms, sigma, max_ms (optional
