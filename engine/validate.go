@@ -219,7 +219,7 @@ func (p *fastPlan) fastValidate(o *Object) (*Object, bool) {
 	if present != o.Len() && !p.ignoreExtra {
 		return nil, false
 	}
-	out := &Object{keys: make([]string, 0, present), vals: make([]any, 0, present)}
+	out := newObjectCap(present)
 	for _, f := range p.fields {
 		if v, ok := o.Get(f.name); ok {
 			fv := fastValue(v)
@@ -259,9 +259,45 @@ func fastOK(kind string, v any) bool {
 // other accepted value is already in its final form.
 func fastValue(v any) any {
 	if n, ok := v.(int); ok {
+		if n >= 0 && n < len(smallNumbers) {
+			return smallNumbers[n]
+		}
 		return json.Number(strconv.Itoa(n))
 	}
 	return v
+}
+
+// smallNumbers holds json.Number(0) … json.Number(255) already boxed, so
+// that the common small integer arguments cost no allocation. Read only.
+var smallNumbers = func() (t [256]any) {
+	for i := range t {
+		t[i] = json.Number(strconv.Itoa(i))
+	}
+	return t
+}()
+
+// newObjectCap returns an empty Object with room for n keys; up to four
+// keys, the Object and its key and value arrays are one allocation.
+func newObjectCap(n int) *Object {
+	switch {
+	case n <= 2:
+		s := new(struct {
+			o Object
+			k [2]string
+			v [2]any
+		})
+		s.o.keys, s.o.vals = s.k[:0], s.v[:0]
+		return &s.o
+	case n <= 4:
+		s := new(struct {
+			o Object
+			k [4]string
+			v [4]any
+		})
+		s.o.keys, s.o.vals = s.k[:0], s.v[:0]
+		return &s.o
+	}
+	return &Object{keys: make([]string, 0, n), vals: make([]any, 0, n)}
 }
 
 // canonicalInt reports whether s is an integer literal as Python prints
