@@ -248,21 +248,22 @@ func (n *ToolNode) Invoke(ctx context.Context, input any) (any, error) {
 		n.runPrepared(ctx, calls, states, kind, rt, sem, outputs, errs)
 	default:
 		var wg sync.WaitGroup
-		for i := range calls {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				if sem != nil {
-					select {
-					case sem <- struct{}{}:
-						defer func() { <-sem }()
-					case <-ctx.Done():
-						errs[i] = ctx.Err()
-						return
-					}
+		wg.Add(len(calls))
+		run := func(i int) {
+			defer wg.Done()
+			if sem != nil {
+				select {
+				case sem <- struct{}{}:
+					defer func() { <-sem }()
+				case <-ctx.Done():
+					errs[i] = ctx.Err()
+					return
 				}
-				outputs[i], errs[i] = n.runOne(ctx, calls[i], states[i], kind, rt)
-			}(i)
+			}
+			outputs[i], errs[i] = n.runOne(ctx, calls[i], states[i], kind, rt)
+		}
+		for i := range calls {
+			go run(i)
 		}
 		wg.Wait()
 	}
@@ -279,31 +280,32 @@ func (n *ToolNode) Invoke(ctx context.Context, input any) (any, error) {
 func (n *ToolNode) runPrepared(ctx context.Context, calls []ToolCall, states []State, kind inputKind, rt *Runtime, sem chan struct{}, outputs []any, errs []error) {
 	var wg sync.WaitGroup
 	wg.Add(len(calls))
-	for i := range calls {
-		// the goroutine captures only i: building the request inside it
-		// keeps one allocation per call instead of a copy of the request
-		go func(i int) {
-			defer wg.Done()
-			if sem != nil {
-				select {
-				case sem <- struct{}{}:
-					defer func() { <-sem }()
-				case <-ctx.Done():
-					errs[i] = ctx.Err()
-					return
-				}
-			}
-			req := ToolCallRequest{Call: calls[i], State: states[i], Runtime: rt}
-			if j, ok := n.byName[req.Call.Name]; ok {
-				req.Tool = n.tools[j]
-			}
-			p := n.prepare(req, kind)
-			if p.done {
-				outputs[i], errs[i] = p.out, p.err
+	// one closure for all calls; each goroutine gets only its index:
+	// building the request inside it keeps one allocation per call
+	run := func(i int) {
+		defer wg.Done()
+		if sem != nil {
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
 				return
 			}
-			outputs[i], errs[i] = n.finish(ctx, p, kind)
-		}(i)
+		}
+		req := ToolCallRequest{Call: calls[i], State: states[i], Runtime: rt}
+		if j, ok := n.byName[req.Call.Name]; ok {
+			req.Tool = n.tools[j]
+		}
+		p := n.prepare(req, kind)
+		if p.done {
+			outputs[i], errs[i] = p.out, p.err
+			return
+		}
+		outputs[i], errs[i] = n.finish(ctx, p, kind)
+	}
+	for i := range calls {
+		go run(i)
 	}
 	wg.Wait()
 }
