@@ -785,21 +785,23 @@ func (r *run) runTasks() ([]InterruptValue, error) {
 		sem = make(chan struct{}, r.cfg.MaxConcurrency)
 	}
 	var wg sync.WaitGroup
-	for _, t := range todo {
-		wg.Add(1)
-		go func(t *task) {
-			defer wg.Done()
-			if sem != nil {
-				select {
-				case sem <- struct{}{}:
-					defer func() { <-sem }()
-				case <-r.ctx.Done():
-					done <- taskDone{t: t, err: r.ctx.Err()}
-					return
-				}
+	wg.Add(len(todo))
+	// one closure for all tasks; each goroutine gets only its task
+	run := func(t *task) {
+		defer wg.Done()
+		if sem != nil {
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-r.ctx.Done():
+				done <- taskDone{t: t, err: r.ctx.Err()}
+				return
 			}
-			done <- taskDone{t: t, err: r.execTask(t)}
-		}(t)
+		}
+		done <- taskDone{t: t, err: r.execTask(t)}
+	}
+	for _, t := range todo {
+		go run(t)
 	}
 	for remaining := len(todo); remaining > 0; {
 		select {
