@@ -400,11 +400,3 @@ func (m *meteredModel) ModelName() string {
 	}
 	return ""
 }
-
-// Name is the inner model's name.
-func (m *meteredModel) Name() string {
-	if n, ok := m.inner.(interface{ Name() string }); ok {
-		return n.Name()
-	}
-	return m.name
-}

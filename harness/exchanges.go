@@ -26,8 +26,12 @@ func exchanges(s *Scenario, o *Observed) []report.Exchange {
 		}
 	}
 	calls := map[string]report.ToolCall{}
+	lastOfTurn := map[int]int{} // turn -> index of its last step
+	for i, st := range o.Steps {
+		lastOfTurn[st.Turn] = i
+	}
 	turn := -1
-	for _, st := range o.Steps {
+	for si, st := range o.Steps {
 		if st.Turn != turn {
 			turn = st.Turn
 			t := s.Turns[turn]
@@ -79,7 +83,7 @@ func exchanges(s *Scenario, o *Observed) []report.Exchange {
 			}
 		}
 		// a turn's interrupts pause it after its last step
-		if isLastStepOfTurn(o, st) {
+		if lastOfTurn[st.Turn] == si {
 			for i, iv := range o.Interrupts {
 				if i < len(o.interruptTurns) && o.interruptTurns[i] == st.Turn {
 					add("agent", "user", "interrupt", oneLine(engine.PyRepr(iv)))
@@ -93,14 +97,4 @@ func exchanges(s *Scenario, o *Observed) []report.Exchange {
 		add("agent", "user", "response", o.Final)
 	}
 	return out
-}
-
-func isLastStepOfTurn(o *Observed, st report.Step) bool {
-	last := -1
-	for i, x := range o.Steps {
-		if x.Turn == st.Turn {
-			last = i
-		}
-	}
-	return last >= 0 && o.Steps[last].Step == st.Step && o.Steps[last].Thread == st.Thread && o.Steps[last].Turn == st.Turn
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"runtime"
 	"runtime/debug"
@@ -80,12 +81,9 @@ func (s Shard) Has(name string) bool {
 	if s.N <= 1 {
 		return true
 	}
-	h := uint32(2166136261)
-	for i := 0; i < len(name); i++ {
-		h ^= uint32(name[i])
-		h *= 16777619
-	}
-	return int(h%uint32(s.N)) == s.K-1
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return int(h.Sum32()%uint32(s.N)) == s.K-1
 }
 
 func (o Options) withDefaults() Options {
@@ -147,18 +145,7 @@ func Run(ctx context.Context, scenarios []*Scenario, opts Options) *report.Repor
 	if sh := opts.Shard.String(); sh != "" {
 		rep.Shards = []string{sh}
 	}
-	for _, r := range results {
-		switch r.Status {
-		case report.StatusPass:
-			rep.Passed++
-		case report.StatusFail:
-			rep.Failed++
-		case report.StatusError:
-			rep.Errored++
-		case report.StatusSkip:
-			rep.Skipped++
-		}
-	}
+	rep.Recount()
 	wall := opts.Now().Sub(start)
 	rep.Timing = &report.RunTiming{Started: start.UTC().Format(time.RFC3339), WallMS: ms(wall), Parallel: opts.Parallel}
 	if wall > 0 {

@@ -65,14 +65,8 @@ func (st *setup) skipAnswered(ctx context.Context, name string, script llm.Scrip
 	if st.db == nil {
 		return script
 	}
-	item, err := st.db.Store().Get(ctx, scriptNamespace, name)
-	if err != nil || item == nil || item.Value == nil {
-		return script
-	}
-	v, _ := item.Value.Get("calls")
-	n, _ := v.(json.Number)
-	k, err := strconv.Atoi(string(n))
-	if err != nil || k <= 0 {
+	k := st.answered(ctx, name)
+	if k <= 0 {
 		return script
 	}
 	if k >= len(script.Responses) {
@@ -83,6 +77,19 @@ func (st *setup) skipAnswered(ctx context.Context, name string, script llm.Scrip
 	return script
 }
 
+// answered is how many answers the named scripted model gave in the
+// scenario's durable threads (0 when none is recorded).
+func (st *setup) answered(ctx context.Context, name string) int {
+	item, err := st.db.Store().Get(ctx, scriptNamespace, name)
+	if err != nil || item == nil || item.Value == nil {
+		return 0
+	}
+	v, _ := item.Value.Get("calls")
+	n, _ := v.(json.Number)
+	k, _ := strconv.Atoi(string(n))
+	return k
+}
+
 // saveState records the scripted models' call counts and closes the
 // database.
 func (st *setup) saveState(ctx context.Context) error {
@@ -91,13 +98,7 @@ func (st *setup) saveState(ctx context.Context) error {
 	}
 	var errs []error
 	for name, m := range st.scripted {
-		done := 0
-		if item, err := st.db.Store().Get(ctx, scriptNamespace, name); err == nil && item != nil {
-			v, _ := item.Value.Get("calls")
-			n, _ := v.(json.Number)
-			done, _ = strconv.Atoi(string(n))
-		}
-		calls := json.Number(strconv.Itoa(done + len(m.Calls())))
+		calls := json.Number(strconv.Itoa(st.answered(ctx, name) + len(m.Calls())))
 		if err := st.db.Store().Put(ctx, scriptNamespace, name, engine.NewObject("calls", calls)); err != nil {
 			errs = append(errs, err)
 		}

@@ -74,12 +74,18 @@ func (st *setup) runTurns(ctx context.Context, s *Scenario) (*Observed, error) {
 		)
 		if cfg.ThreadID != "" {
 			if snap, err := st.graph.GetState(ctx, engine.Config{ThreadID: cfg.ThreadID, CheckpointID: cfg.CheckpointID}); err == nil && snap.Metadata != nil {
-				stepBase, startID = snap.Metadata.Step, snap.Config.CheckpointID
+				startID = snap.Config.CheckpointID
 				before = snap.Values.Messages("messages")
 			}
 		}
+		// With a checkpointer the steps are read from the checkpoints after
+		// the turn; only a run without one needs the values chunks.
+		modes := []engine.StreamMode{engine.StreamUpdates}
+		if cfg.ThreadID == "" {
+			modes = append(modes, engine.StreamValues)
+		}
 		first := true
-		for part, err := range st.graph.Stream(ctx, input, cfg, engine.StreamUpdates, engine.StreamValues) {
+		for part, err := range st.graph.Stream(ctx, input, cfg, modes...) {
 			if err != nil {
 				obs.Err = err
 				break

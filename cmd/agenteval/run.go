@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -188,22 +189,13 @@ func withTags(scenarios []*harness.Scenario, tags []string) []*harness.Scenario 
 	var out []*harness.Scenario
 	for _, s := range scenarios {
 		for _, t := range s.Tags {
-			if contains(tags, t) {
+			if slices.Contains(tags, t) {
 				out = append(out, s)
 				break
 			}
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 func writeReports(dir string, rep *report.Report) error {
