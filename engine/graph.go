@@ -193,6 +193,7 @@ type Graph struct {
 	nodeOrder       []string // Start first, then in AddNode order
 	channels        map[string]func() channel
 	channelOrder    []string
+	lists           *listCache // ID indexes of message lists, across runs
 	managed         map[string]Managed
 	stateKeys       []string // output keys, schema order
 	inputKeys       []string // keys the input may set
@@ -310,6 +311,7 @@ func (g *StateGraph) Compile(opts CompileOptions) (*Graph, error) {
 	}
 
 	out := &Graph{
+		lists:           newListCache(),
 		name:            opts.Name,
 		nodes:           map[string]*pregelNode{},
 		channels:        map[string]func() channel{},
@@ -347,6 +349,10 @@ func (g *StateGraph) Compile(opts CompileOptions) (*Graph, error) {
 		case f.Reducer != nil:
 			r := f.Reducer
 			key := name
+			if _, ok := r.(AddMessagesReducer); ok {
+				out.channels[name] = func() channel { return newMessagesChan(key) }
+				break
+			}
 			out.channels[name] = func() channel { return newBinop(key, r) }
 		default:
 			key := name

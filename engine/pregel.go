@@ -324,7 +324,11 @@ func (g *Graph) channelsFrom(cp *Checkpoint) map[string]channel {
 	for name, mk := range g.channels {
 		c := mk()
 		if v, ok := cp.ChannelValues[name]; ok {
-			c = c.restore(v, true)
+			if mc, isMsgs := c.(*messagesChan); isMsgs {
+				c = mc.restoreIndexed(v, true, g.lists.get(v))
+			} else {
+				c = c.restore(v, true)
+			}
 		}
 		chans[name] = c
 	}
@@ -960,7 +964,14 @@ func (r *run) freshState(t *task, ws []write) (State, error) {
 			}
 		}
 		if len(vals) > 0 {
-			cc := c.restore(c.checkpoint())
+			var cc channel
+			if mc, ok := c.(*messagesChan); ok {
+				// a single task's writes are the superstep's: its fresh
+				// read may append where the superstep will (see fork)
+				cc = mc.fork(len(r.tasks) == 1)
+			} else {
+				cc = c.restore(c.checkpoint())
+			}
 			if _, err := cc.update(vals); err != nil {
 				return nil, err
 			}
@@ -974,16 +985,17 @@ func (r *run) freshState(t *task, ws []write) (State, error) {
 }
 
 func (r *run) normalizeOne(w write, newID func() string) (write, error) {
-	mk := r.g.channels[w.channel]
-	if mk == nil {
-		return w, nil
-	}
-	b, ok := mk().(*binop)
-	if !ok {
-		return w, nil
-	}
-	n, ok := b.reducer.(writeNormalizer)
-	if !ok {
+	var n writeNormalizer
+	switch c := r.channels[w.channel].(type) {
+	case *messagesChan:
+		n = AddMessagesReducer{}
+	case *binop:
+		wn, ok := c.reducer.(writeNormalizer)
+		if !ok {
+			return w, nil
+		}
+		n = wn
+	default:
 		return w, nil
 	}
 	v, err := n.normalizeWrite(w.value, newID)
@@ -1392,14 +1404,24 @@ func (r *run) putCheckpoint(source string) error {
 	sort.Strings(upd)
 	var prefix map[string]int
 	for ch := range values {
-		if b, ok := r.channels[ch].(*binop); ok {
-			if b.prefix >= 0 {
+		switch c := r.channels[ch].(type) {
+		case *binop:
+			if c.prefix >= 0 {
 				if prefix == nil {
 					prefix = map[string]int{}
 				}
-				prefix[ch] = b.prefix
+				prefix[ch] = c.prefix
 			}
-			b.resetPrefix()
+			c.resetPrefix()
+		case *messagesChan:
+			if prefix == nil {
+				prefix = map[string]int{}
+			}
+			prefix[ch] = c.prefix
+			c.resetPrefix()
+			if r.saver != nil {
+				r.g.lists.put(c)
+			}
 		}
 	}
 	cp := &Checkpoint{V: 4, TS: r.g.clock.Now().UTC().Format(time.RFC3339Nano), ChannelValues: values, ChannelVersions: r.cp.ChannelVersions, VersionsSeen: r.cp.VersionsSeen, UpdatedChannels: upd, ListPrefix: prefix}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Prompt is create_react_agent's prompt: a system text, a system message,
@@ -275,6 +276,9 @@ func (a *reactAgent) compileOptions() CompileOptions {
 // validateChatHistory refuses a history with a tool call that has no tool
 // message (LangGraph's _validate_chat_history).
 func validateChatHistory(msgs []Message) error {
+	if historyComplete(msgs) {
+		return nil
+	}
 	answered := map[string]bool{}
 	for _, m := range msgs {
 		if m.Type == TypeTool {
@@ -301,6 +305,44 @@ func validateChatHistory(msgs []Message) error {
 		missing = missing[:3]
 	}
 	return errorWithCode("ValueError", "Found AIMessages with tool_calls that do not have a corresponding ToolMessage. Here are the first few of those tool calls: "+PyRepr(missing)+".\n\nEvery tool call (LLM requesting to call a tool) in the message history MUST have a corresponding ToolMessage (result of a tool invocation to return to the LLM) - this is required by most LLM providers.", "INVALID_CHAT_HISTORY")
+}
+
+// historyComplete reports whether every tool call is answered by a
+// ToolMessage among the messages after its AI message and before the
+// next AI message: the usual shape of a history, checked without a map.
+// False means only that the full check must run.
+func historyComplete(msgs []Message) bool {
+	var open []ToolCall // calls of the last AI message: answered ones first
+	answered := 0
+	cloned := false
+	for i := range msgs {
+		m := &msgs[i]
+		switch m.Type {
+		case TypeAI:
+			if answered < len(open) {
+				return false
+			}
+			open, answered, cloned = m.ToolCalls, 0, false
+		case TypeTool:
+			j := answered
+			for j < len(open) && open[j].ID != m.ToolCallID {
+				j++
+			}
+			if j == len(open) {
+				return false
+			}
+			if j != answered {
+				// answered out of call order: move the call to the
+				// answered ones, in a copy (open is the message's)
+				if !cloned {
+					open, cloned = slices.Clone(open), true
+				}
+				open[answered], open[j] = open[j], open[answered]
+			}
+			answered++
+		}
+	}
+	return answered == len(open)
 }
 
 func (a *reactAgent) model(ctx context.Context, state State) (ChatModel, error) {

@@ -1,0 +1,326 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"weak"
+)
+
+// messagesChan is the channel of a key reduced by add_messages. It behaves
+// as a binop with AddMessagesReducer but keeps the cost of a superstep
+// independent of the thread's length:
+//
+//   - Messages are appended in place. The channel's slice may have spare
+//     capacity, which is the channel's own: every value it hands out (get,
+//     checkpoint) is clipped to its length, so nobody else appends there, and
+//     elements below the length are never written again (a replacement or
+//     removal copies the list first). A checkpoint's list therefore stays
+//     valid while the run goes on appending.
+//   - IDs are found through an index that outlives the run: an immutable
+//     id → position map for the first n messages (idIndex), shared with the
+//     checkpoints the channel takes and with the channels later restored
+//     from them, plus a small map of the positions appended since.
+//
+// Short lists are scanned instead; their maps would cost more than they
+// save.
+type messagesChan struct {
+	key  string
+	msgs []Message
+	// idx covers msgs[:idx.n]; delta maps the IDs of msgs[idx.n:] (or of
+	// all msgs when idx is nil and the list is long) to their positions.
+	idx   *idIndex
+	delta map[string]int
+	// parentDelta is the delta of the channel this one was forked from
+	// for a fresh read, read only.
+	parentDelta map[string]int
+	// prefix counts the leading messages unchanged since the last
+	// checkpoint (see Checkpoint.ListPrefix).
+	prefix int
+}
+
+// idIndex maps message IDs to positions in the first n messages of a
+// list. It is never modified once built, so channels and checkpoints of
+// several runs share it.
+type idIndex struct {
+	pos map[string]int
+	n   int
+}
+
+// listIndex is an idIndex with the length of the list it was taken for:
+// a channel restored from a checkpoint uses it only when the checkpoint
+// still holds that very list (the same array, the same length).
+type listIndex struct {
+	idx *idIndex
+	n   int
+}
+
+// listCache keeps the ID indexes of the message lists a graph's runs
+// checkpointed, so a run restored from a checkpoint whose saver kept the
+// list itself (Memory) finds IDs without indexing the whole thread again.
+// Entries are keyed by a weak pointer to the list's array, so the cache
+// keeps no list alive, and it holds the listCacheSize most recently used.
+type listCache struct {
+	mu      sync.Mutex
+	entries map[weak.Pointer[Message]]listIndex
+	order   []weak.Pointer[Message] // oldest first
+}
+
+const listCacheSize = 16
+
+func newListCache() *listCache {
+	return &listCache{entries: map[weak.Pointer[Message]]listIndex{}}
+}
+
+// put remembers the index of the channel's list (nothing when it has
+// none).
+func (lc *listCache) put(c *messagesChan) {
+	if lc == nil || c.idx == nil || len(c.msgs) == 0 {
+		return
+	}
+	key := weak.Make(&c.msgs[0])
+	li := listIndex{idx: c.idx, n: len(c.msgs)}
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if _, ok := lc.entries[key]; !ok && len(lc.order) == listCacheSize {
+		delete(lc.entries, lc.order[0])
+		lc.order = append(lc.order[:0], lc.order[1:]...)
+	}
+	lc.entries[key] = li
+	lc.touch(key)
+}
+
+// touch moves key to the back of the order (most recently used).
+func (lc *listCache) touch(key weak.Pointer[Message]) {
+	if i := slices.Index(lc.order, key); i >= 0 {
+		lc.order = append(lc.order[:i], lc.order[i+1:]...)
+	}
+	lc.order = append(lc.order, key)
+}
+
+// get returns the index remembered for the list v, if any.
+func (lc *listCache) get(v any) listIndex {
+	msgs, ok := v.([]Message)
+	if lc == nil || !ok || len(msgs) == 0 {
+		return listIndex{}
+	}
+	key := weak.Make(&msgs[0])
+	lc.mu.Lock()
+	li, ok := lc.entries[key]
+	if ok {
+		lc.touch(key)
+	}
+	lc.mu.Unlock()
+	if li.n != len(msgs) {
+		return listIndex{}
+	}
+	return li
+}
+
+const (
+	// scanMax is the longest list searched without an index.
+	scanMax = 32
+	// deltaMax is how many appended positions the channel tracks in its
+	// own map before it builds a new shared index (amortized: one index of
+	// M entries per deltaMax appends).
+	deltaMax = 64
+)
+
+func newMessagesChan(key string) *messagesChan {
+	return &messagesChan{key: key, msgs: []Message{}}
+}
+
+func (c *messagesChan) get() (any, bool) { return c.view(), true }
+func (c *messagesChan) consume() bool    { return false }
+func (c *messagesChan) finish() bool     { return false }
+func (c *messagesChan) checkpoint() (any, bool) {
+	return c.view(), true
+}
+
+// view is the value as others see it: clipped, so an append by its holder
+// copies instead of writing into the channel's spare capacity.
+func (c *messagesChan) view() []Message { return c.msgs[:len(c.msgs):len(c.msgs)] }
+
+func (c *messagesChan) restore(v any, ok bool) channel {
+	return c.restoreIndexed(v, ok, listIndex{})
+}
+
+// restoreIndexed is restore with the index a checkpoint kept for v.
+func (c *messagesChan) restoreIndexed(v any, ok bool, li listIndex) channel {
+	n := newMessagesChan(c.key)
+	if !ok {
+		n.prefix = 0
+		return n
+	}
+	msgs, err := MessagesFromValue(v)
+	if err != nil {
+		// not a message list: keep it as a plain reducer channel does,
+		// so the error shows where the value is used
+		return newBinop(c.key, AddMessagesReducer{}).restore(v, true)
+	}
+	if msgs == nil {
+		msgs = []Message{}
+	}
+	n.prefix = len(msgs)
+	if li.idx != nil && len(msgs) == li.n {
+		// the list this channel made: its messages have IDs
+		n.msgs = msgs[:len(msgs):len(msgs)]
+		n.idx = li.idx
+		for i := li.idx.n; i < len(msgs); i++ {
+			n.track(msgs[i].ID, i)
+		}
+		return n
+	}
+	// add_messages gives the messages of its left side IDs too
+	msgs = withIDs(msgs, "left", 0)
+	n.msgs = msgs[:len(msgs):len(msgs)]
+	return n
+}
+
+// fork returns a copy for a fresh read. With inPlace the copy appends into
+// this channel's spare capacity: only for a superstep's single task, whose
+// writes the superstep later applies here in the same order, so the
+// messages written there are the ones this channel writes again.
+func (c *messagesChan) fork(inPlace bool) *messagesChan {
+	n := &messagesChan{key: c.key, msgs: c.view(), idx: c.idx, prefix: c.prefix}
+	if inPlace {
+		n.msgs = c.msgs
+	}
+	n.parentDelta = c.delta
+	return n
+}
+
+func (c *messagesChan) resetPrefix() { c.prefix = len(c.msgs) }
+
+func (c *messagesChan) track(id string, i int) {
+	if c.delta == nil {
+		c.delta = make(map[string]int, 8)
+	}
+	c.delta[id] = i
+}
+
+// find returns the position of the message with id in msgs, a list that
+// starts with the channel's current messages.
+func (c *messagesChan) find(msgs []Message, id string) (int, bool) {
+	if c.idx == nil && len(msgs) <= scanMax {
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].ID == id {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	if c.idx == nil {
+		c.reindex(msgs)
+	}
+	at := func(i int, ok bool) bool { return ok && i < len(msgs) && msgs[i].ID == id }
+	if i, ok := c.delta[id]; at(i, ok) {
+		return i, true
+	}
+	if i, ok := c.parentDelta[id]; at(i, ok) {
+		return i, true
+	}
+	if i, ok := c.idx.pos[id]; at(i, ok) && i < c.idx.n {
+		return i, true
+	}
+	return 0, false
+}
+
+// reindex builds a new shared index over the channel's messages; msgs
+// starts with them, and its further messages (appended by an add under
+// way) are tracked in delta, so a failed add leaves no trace in the index.
+func (c *messagesChan) reindex(msgs []Message) {
+	n := len(c.msgs)
+	pos := make(map[string]int, len(msgs))
+	for i, m := range msgs[:n] {
+		pos[m.ID] = i
+	}
+	c.idx = &idIndex{pos: pos, n: n}
+	c.delta, c.parentDelta = nil, nil
+	for i := n; i < len(msgs); i++ {
+		c.track(msgs[i].ID, i)
+	}
+}
+
+func (c *messagesChan) update(values []any) (bool, error) {
+	if len(values) == 0 {
+		return false, nil
+	}
+	for _, v := range values {
+		right, err := MessagesFromValue(v)
+		if err != nil {
+			return false, fmt.Errorf("at key '%s': %w", c.key, err)
+		}
+		if err := c.add(right); err != nil {
+			return false, fmt.Errorf("at key '%s': %w", c.key, err)
+		}
+	}
+	return true, nil
+}
+
+// add is add_messages of right into the channel (see addMessages). The
+// channel changes only when it succeeds.
+func (c *messagesChan) add(right []Message) error {
+	right = withIDs(right, "right", len(c.msgs))
+	for i := len(right) - 1; i >= 0; i-- {
+		if m := right[i]; m.Type == TypeRemove && m.ID == RemoveAllMessages {
+			c.msgs = append([]Message{}, right[i+1:]...)
+			c.idx, c.delta, c.parentDelta = nil, nil, nil
+			c.prefix = 0
+			return nil
+		}
+	}
+	msgs := c.msgs
+	kept := len(msgs)
+	copied := false
+	var remove map[string]bool
+	for _, m := range right {
+		if i, ok := c.find(msgs, m.ID); ok {
+			kept = min(kept, i)
+			if m.Type == TypeRemove {
+				if remove == nil {
+					remove = map[string]bool{}
+				}
+				remove[m.ID] = true
+				continue
+			}
+			delete(remove, m.ID)
+			if !copied {
+				// elements below the length are shared with the values
+				// handed out: copy before writing one
+				msgs = append(make([]Message, 0, cap(msgs)), msgs...)
+				copied = true
+			}
+			msgs[i] = m
+			continue
+		}
+		if m.Type == TypeRemove {
+			return NewError("ValueError", fmt.Sprintf("Attempting to delete a message with an ID that doesn't exist ('%s')", m.ID))
+		}
+		msgs = append(msgs, m)
+		if c.idx != nil {
+			// the position is tracked now so later messages of right find
+			// it; a failed add leaves it past the length, where find
+			// ignores it
+			c.track(m.ID, len(msgs)-1)
+		}
+	}
+	if len(remove) > 0 {
+		rest := make([]Message, 0, len(msgs))
+		for _, m := range msgs {
+			if !remove[m.ID] {
+				rest = append(rest, m)
+			}
+		}
+		c.msgs = rest
+		c.idx, c.delta, c.parentDelta = nil, nil, nil
+		c.prefix = min(c.prefix, kept)
+		return nil
+	}
+	c.msgs = msgs
+	c.prefix = min(c.prefix, kept)
+	if c.idx != nil && len(c.delta) > deltaMax {
+		c.reindex(c.msgs)
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// msgsModel is add_messages written plainly: each update message replaces
+// the last message with its ID, marks it removed or is appended; RemoveAll
+// keeps only what follows it.
+func msgsModel(left, right []Message) ([]Message, error) {
+	for i := len(right) - 1; i >= 0; i-- {
+		if right[i].Type == TypeRemove && right[i].ID == RemoveAllMessages {
+			return slices.Clone(right[i+1:]), nil
+		}
+	}
+	merged := slices.Clone(left)
+	removed := map[string]bool{}
+	for _, m := range right {
+		i := -1 // the last message with the ID, as add_messages's index
+		for j := range merged {
+			if merged[j].ID == m.ID {
+				i = j
+			}
+		}
+		switch {
+		case i >= 0 && m.Type == TypeRemove:
+			removed[m.ID] = true
+		case i >= 0:
+			delete(removed, m.ID)
+			merged[i] = m
+		case m.Type == TypeRemove:
+			return nil, fmt.Errorf("unknown id %q", m.ID)
+		default:
+			merged = append(merged, m)
+		}
+	}
+	return slices.DeleteFunc(merged, func(m Message) bool { return removed[m.ID] }), nil
+}
+
+func renderMsgs(ms []Message) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID + "=" + m.Content.String()
+	}
+	return out
+}
+
+// TestPropMessagesChannelMatchesModel drives the add_messages channel
+// through long histories (past the lengths where it indexes IDs and
+// rebuilds its index) with the operations runs put it through: updates,
+// checkpoints restored with and without the graph's index cache, and
+// fresh-read forks, in place and copying. After every operation its value
+// must be the model's, and every value it handed out earlier must be
+// unchanged (it appends into its own spare capacity, never into theirs).
+func TestPropMessagesChannelMatchesModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		lc := newListCache()
+		c := newMessagesChan("messages")
+		var model []Message
+		type held struct {
+			view []Message
+			want []string
+		}
+		var views []held
+		serial := 0
+		pool := rapid.IntRange(1, 3*deltaMax).Draw(t, "id pool")
+		batch := func() []Message {
+			n := rapid.IntRange(1, 2*scanMax).Draw(t, "batch size")
+			var out []Message
+			for range n {
+				serial++
+				id := fmt.Sprintf("id%d", rapid.IntRange(0, pool).Draw(t, "id"))
+				switch rapid.IntRange(0, 19).Draw(t, "kind") {
+				case 0:
+					out = append(out, RemoveMessage(id))
+				case 1:
+					if rapid.IntRange(0, 9).Draw(t, "remove all") == 0 {
+						out = append(out, RemoveMessage(RemoveAllMessages))
+					}
+				default:
+					// a pooled ID (replaces when present) or a new one
+					// (grows the list past the indexing thresholds)
+					m := HumanMessage(fmt.Sprintf("m%d", serial))
+					m.ID = id
+					if rapid.IntRange(0, 2).Draw(t, "new id") > 0 {
+						m.ID = fmt.Sprintf("new%d", serial)
+					}
+					out = append(out, m)
+				}
+			}
+			return out
+		}
+		apply := func(ch *messagesChan, right []Message, label string) {
+			before := renderMsgs(ch.view())
+			_, err := ch.update([]any{right})
+			want, werr := msgsModel(model, right)
+			if (err != nil) != (werr != nil) {
+				t.Fatalf("%s: error = %v, model's error = %v", label, err, werr)
+			}
+			if err != nil {
+				if got := renderMsgs(ch.view()); !slices.Equal(got, before) {
+					t.Fatalf("%s: a failed update changed the channel:\n got %v\nwant %v", label, got, before)
+				}
+				return
+			}
+			if got := renderMsgs(ch.view()); !slices.Equal(got, renderMsgs(want)) {
+				t.Fatalf("%s:\n got %v\nwant %v", label, got, renderMsgs(want))
+			}
+		}
+		steps := rapid.IntRange(1, 40).Draw(t, "steps")
+		for range steps {
+			switch rapid.IntRange(0, 5).Draw(t, "op") {
+			case 0, 1:
+				right := batch()
+				apply(c, right, "update")
+				if m, err := msgsModel(model, right); err == nil {
+					model = m
+				}
+			case 2, 3:
+				// a checkpoint, and the next run restored from it
+				v, _ := c.checkpoint()
+				lc.put(c)
+				li := lc.get(v)
+				if rapid.Bool().Draw(t, "saver rebuilt the list") {
+					v = slices.Clone(v.([]Message))
+					li = lc.get(v)
+				}
+				c = c.restoreIndexed(v, true, li).(*messagesChan)
+			case 4:
+				// a fresh read: the fork takes the writes, then the
+				// superstep applies the same writes to the channel
+				right := batch()
+				inPlace := rapid.Bool().Draw(t, "in place")
+				f := c.fork(inPlace)
+				saved := model
+				apply(f, right, "fork")
+				views = append(views, held{f.view(), renderMsgs(f.view())})
+				apply(c, right, "after fork")
+				if m, err := msgsModel(saved, right); err == nil {
+					model = m
+				}
+			case 5:
+				v, _ := c.get()
+				views = append(views, held{v.([]Message), renderMsgs(v.([]Message))})
+			}
+			for i, h := range views {
+				if got := renderMsgs(h.view); !slices.Equal(got, h.want) {
+					t.Fatalf("value handed out at %d changed:\n got %v\nwant %v", i, got, h.want)
+				}
+			}
+		}
+	})
+}
