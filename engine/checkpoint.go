@@ -90,6 +90,13 @@ type ListOptions struct {
 // Put assigns the checkpoint's ID when it is empty; IDs of one thread must
 // sort in the order the checkpoints were put, since List returns them
 // newest first and a run resumes from the newest.
+//
+// Ownership: Put must neither keep nor change the checkpoint, metadata or
+// writes it is given (their maps and slices included): the run goes on
+// changing them. What GetTuple and List return belongs to the caller,
+// which may change it. Channel values themselves are never changed by
+// either side, so a saver may share them. checkpointtest's
+// CopiesAreIndependent checks this.
 type Checkpointer interface {
 	// GetTuple returns the checkpoint cfg names, or the thread's newest when
 	// cfg.CheckpointID is empty; nil, nil when there is none.

@@ -27,6 +27,9 @@ import (
 type messagesChan struct {
 	key  string
 	msgs []Message
+	// boxed is view() as an any, made when msgs changes: get is called
+	// for every reader, concurrently, and boxing a slice allocates
+	boxed any
 	// idx covers msgs[:idx.n]; delta maps the IDs of msgs[idx.n:] (or of
 	// all msgs when idx is nil and the list is long) to their positions.
 	idx   *idIndex
@@ -127,15 +130,21 @@ const (
 )
 
 func newMessagesChan(key string) *messagesChan {
-	return &messagesChan{key: key, msgs: []Message{}}
+	c := &messagesChan{key: key}
+	c.set([]Message{})
+	return c
 }
 
-func (c *messagesChan) get() (any, bool) { return c.view(), true }
-func (c *messagesChan) consume() bool    { return false }
-func (c *messagesChan) finish() bool     { return false }
-func (c *messagesChan) checkpoint() (any, bool) {
-	return c.view(), true
+// set makes msgs the channel's list.
+func (c *messagesChan) set(msgs []Message) {
+	c.msgs = msgs
+	c.boxed = c.view()
 }
+
+func (c *messagesChan) get() (any, bool)        { return c.boxed, true }
+func (c *messagesChan) consume() bool           { return false }
+func (c *messagesChan) finish() bool            { return false }
+func (c *messagesChan) checkpoint() (any, bool) { return c.boxed, true }
 
 // view is the value as others see it: clipped, so an append by its holder
 // copies instead of writing into the channel's spare capacity.
@@ -164,7 +173,7 @@ func (c *messagesChan) restoreIndexed(v any, ok bool, li listIndex) channel {
 	n.prefix = len(msgs)
 	if li.idx != nil && len(msgs) == li.n {
 		// the list this channel made: its messages have IDs
-		n.msgs = msgs[:len(msgs):len(msgs)]
+		n.set(msgs[:len(msgs):len(msgs)])
 		n.idx = li.idx
 		for i := li.idx.n; i < len(msgs); i++ {
 			n.track(msgs[i].ID, i)
@@ -173,7 +182,7 @@ func (c *messagesChan) restoreIndexed(v any, ok bool, li listIndex) channel {
 	}
 	// add_messages gives the messages of its left side IDs too
 	msgs = withIDs(msgs, "left", 0)
-	n.msgs = msgs[:len(msgs):len(msgs)]
+	n.set(msgs[:len(msgs):len(msgs)])
 	return n
 }
 
@@ -182,7 +191,7 @@ func (c *messagesChan) restoreIndexed(v any, ok bool, li listIndex) channel {
 // writes the superstep later applies here in the same order, so the
 // messages written there are the ones this channel writes again.
 func (c *messagesChan) fork(inPlace bool) *messagesChan {
-	n := &messagesChan{key: c.key, msgs: c.view(), idx: c.idx, prefix: c.prefix}
+	n := &messagesChan{key: c.key, boxed: c.boxed, msgs: c.view(), idx: c.idx, prefix: c.prefix}
 	if inPlace {
 		n.msgs = c.msgs
 	}
@@ -264,7 +273,7 @@ func (c *messagesChan) add(right []Message) error {
 	right = withIDs(right, "right", len(c.msgs))
 	for i := len(right) - 1; i >= 0; i-- {
 		if m := right[i]; m.Type == TypeRemove && m.ID == RemoveAllMessages {
-			c.msgs = append([]Message{}, right[i+1:]...)
+			c.set(append([]Message{}, right[i+1:]...))
 			c.idx, c.delta, c.parentDelta = nil, nil, nil
 			c.prefix = 0
 			return nil
@@ -312,12 +321,12 @@ func (c *messagesChan) add(right []Message) error {
 				rest = append(rest, m)
 			}
 		}
-		c.msgs = rest
+		c.set(rest)
 		c.idx, c.delta, c.parentDelta = nil, nil, nil
 		c.prefix = min(c.prefix, kept)
 		return nil
 	}
-	c.msgs = msgs
+	c.set(msgs)
 	c.prefix = min(c.prefix, kept)
 	if c.idx != nil && len(c.delta) > deltaMax {
 		c.reindex(c.msgs)

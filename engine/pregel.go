@@ -261,7 +261,8 @@ func (r *run) enter(input any) error {
 		r.cp = emptyCheckpoint()
 		r.meta = CheckpointMetadata{Step: -2}
 	} else {
-		r.cp = copyCheckpoint(saved.Checkpoint)
+		// the tuple is the run's own (Checkpointer.GetTuple)
+		r.cp = saved.Checkpoint
 		r.meta = saved.Metadata
 		r.pending = append([]PendingWrite(nil), saved.PendingWrites...)
 		r.cpCfg = saved.Config
@@ -1387,7 +1388,16 @@ func taskSortKey(t *task) string {
 // putCheckpoint takes a checkpoint of the channels and advances the step
 // (PregelLoop._put_checkpoint).
 func (r *run) putCheckpoint(source string) error {
-	values := map[string]any{}
+	if r.saver == nil {
+		// nothing stores it: the run needs only the versions and an ID
+		// (the IDs of the next step's messages are derived from it)
+		r.localIDs++
+		r.cp = &Checkpoint{V: 4, ID: uuidFromHash("checkpoint", r.seed, strconv.Itoa(r.localIDs)), ChannelVersions: r.cp.ChannelVersions, VersionsSeen: r.cp.VersionsSeen}
+		r.meta = CheckpointMetadata{Source: source, Step: r.step}
+		r.step++
+		return nil
+	}
+	values := make(map[string]any, len(r.cp.ChannelVersions))
 	for ch := range r.cp.ChannelVersions {
 		c := r.channels[ch]
 		if c == nil {
@@ -1397,7 +1407,7 @@ func (r *run) putCheckpoint(source string) error {
 			values[ch] = v
 		}
 	}
-	var upd []string
+	upd := make([]string, 0, len(r.updated))
 	for ch := range r.updated {
 		upd = append(upd, ch)
 	}
@@ -1419,29 +1429,20 @@ func (r *run) putCheckpoint(source string) error {
 			}
 			prefix[ch] = c.prefix
 			c.resetPrefix()
-			if r.saver != nil {
-				r.g.lists.put(c)
-			}
+			r.g.lists.put(c)
 		}
 	}
 	cp := &Checkpoint{V: 4, TS: r.g.clock.Now().UTC().Format(time.RFC3339Nano), ChannelValues: values, ChannelVersions: r.cp.ChannelVersions, VersionsSeen: r.cp.VersionsSeen, UpdatedChannels: upd, ListPrefix: prefix}
 	r.meta = CheckpointMetadata{Source: source, Step: r.step, Parents: map[string]string{}}
-	if r.saver != nil {
-		stored := copyCheckpoint(cp)
-		stored.ID = ""
-		cfg, err := r.saver.Put(r.ctx, r.cpCfg, stored, r.meta)
-		if err != nil {
-			return fmt.Errorf("save checkpoint of thread %q at step %d: %w", r.cfg.ThreadID, r.step, err)
-		}
-		cp.ID = cfg.CheckpointID
-		r.cpCfg = cfg
-	} else {
-		r.localIDs++
-		cp.ID = uuidFromHash("checkpoint", r.seed, strconv.Itoa(r.localIDs))
+	// Put keeps a copy (Checkpointer.Put), so the run goes on with cp
+	cfg, err := r.saver.Put(r.ctx, r.cpCfg, cp, r.meta)
+	if err != nil {
+		return fmt.Errorf("save checkpoint of thread %q at step %d: %w", r.cfg.ThreadID, r.step, err)
 	}
+	cp.ID = cfg.CheckpointID
+	r.cpCfg = cfg
 	// cp shares its version maps with the checkpoint it replaces, which
-	// nothing else holds; a saver got a deep copy above, so the run keeps
-	// working on cp without copying it again
+	// nothing else holds
 	r.cp = cp
 	r.step++
 	return nil
