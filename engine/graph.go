@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -211,12 +212,15 @@ type Graph struct {
 type pregelNode struct {
 	name     string
 	triggers []string
-	input    []string // channel and managed keys read
-	single   string   // read one channel as the whole input (START)
-	fn       NodeFunc // nil: pass the input to the writers
-	writers  []writer
-	hidden   bool
-	outKeys  map[string]bool
+	// taskTriggers is triggers sorted, as a pull task lists them (shared
+	// by the tasks, read only)
+	taskTriggers []string
+	input        []string // channel and managed keys read
+	single       string   // read one channel as the whole input (START)
+	fn           NodeFunc // nil: pass the input to the writers
+	writers      []writer
+	hidden       bool
+	outKeys      map[string]bool
 }
 
 // writer turns a task's output into writes; read gives the state with the
@@ -451,9 +455,11 @@ func (g *StateGraph) Compile(opts CompileOptions) (*Graph, error) {
 		}
 	}
 	for _, name := range out.nodeOrder {
-		for _, t := range out.nodes[name].triggers {
+		n := out.nodes[name]
+		for _, t := range n.triggers {
 			out.triggerToNodes[t] = append(out.triggerToNodes[t], name)
 		}
+		n.taskTriggers = slices.Sorted(slices.Values(n.triggers))
 	}
 	for _, name := range g.order {
 		if ends := g.nodes[name].ends; len(ends) > 0 {

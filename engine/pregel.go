@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -86,18 +87,18 @@ const InterruptKey = "__interrupt__"
 // paused thread, or a Command (resume, update, goto).
 func (g *Graph) Invoke(ctx context.Context, input any, cfg Config) (*Result, error) {
 	res := &Result{}
-	for part, err := range g.Stream(ctx, input, cfg, StreamUpdates, StreamValues) {
+	// values mode carries the interrupts too (as {"__interrupt__": [...]}
+	// chunks); update chunks, which nothing here reads, are not built
+	for part, err := range g.Stream(ctx, input, cfg, StreamValues) {
 		if err != nil {
 			return res, err
 		}
-		switch part.Mode {
-		case StreamValues:
-			res.Values = part.Data.(State)
-		case StreamUpdates:
-			if m, ok := part.Data.(map[string]any); ok {
-				if ints, ok := m[InterruptKey].([]InterruptValue); ok {
-					res.Interrupts = append(res.Interrupts, ints...)
-				}
+		switch d := part.Data.(type) {
+		case State:
+			res.Values = d
+		case map[string]any:
+			if ints, ok := d[InterruptKey].([]InterruptValue); ok {
+				res.Interrupts = append(res.Interrupts, ints...)
 			}
 		}
 	}
@@ -159,6 +160,7 @@ type run struct {
 	localIDs      int
 	seed          string
 	custom        chan any
+	streamWriter  func(any) // r.writeCustom, bound once for every task's Runtime
 	resumeMap     map[string]any
 	pendingMu     sync.Mutex
 	deferred      *task
@@ -203,6 +205,7 @@ func (t *task) ns() string { return t.name + ":" + t.id }
 func (r *run) execute(input any) (err error) {
 	r.saver = r.g.checkpointer
 	r.custom = make(chan any, 64)
+	r.streamWriter = r.writeCustom
 	if err := r.enter(input); err != nil {
 		return err
 	}
@@ -616,8 +619,7 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 		if node == nil || !r.triggered(node) {
 			continue
 		}
-		triggers := append([]string(nil), node.triggers...)
-		sort.Strings(triggers)
+		triggers := node.taskTriggers
 		t := &task{
 			id:       uuidFromHash(append([]string{cpID, "", stepStr, name, chPull}, triggers...)...),
 			name:     name,
@@ -867,6 +869,37 @@ func (r *run) drainCustom() {
 	}
 }
 
+// writeCustom is Runtime.StreamWriter: it streams v in custom mode.
+func (r *run) writeCustom(v any) {
+	if !r.modes[StreamCustom] {
+		return
+	}
+	select {
+	case r.custom <- v:
+	case <-r.ctx.Done():
+	}
+}
+
+// taskContext is a task's context: the run's, carrying the task's Runtime
+// and scratchpad (one allocation where two context.WithValue took three).
+type taskContext struct {
+	context.Context
+	rt Runtime
+	sp *scratchpad
+}
+
+// Value returns the task's Runtime and scratchpad under their keys and
+// asks the run's context for anything else.
+func (c *taskContext) Value(key any) any {
+	switch key.(type) {
+	case runtimeKey:
+		return &c.rt
+	case scratchpadKey:
+		return c.sp
+	}
+	return c.Context.Value(key)
+}
+
 // execTask runs one task: the node, then its writers.
 func (r *run) execTask(t *task) (err error) {
 	defer func() {
@@ -874,7 +907,7 @@ func (r *run) execTask(t *task) (err error) {
 			err = fmt.Errorf("node %q panicked: %v", t.name, p)
 		}
 	}()
-	rt := &Runtime{
+	ctx := &taskContext{Context: r.ctx, sp: t.scratch, rt: Runtime{
 		Context:        r.cfg.Context,
 		Store:          r.g.store,
 		Step:           t.scratch.step,
@@ -883,18 +916,8 @@ func (r *run) execTask(t *task) (err error) {
 		Node:           t.name,
 		Clock:          r.g.clock,
 		MaxConcurrency: r.cfg.MaxConcurrency,
-		StreamWriter: func(v any) {
-			if !r.modes[StreamCustom] {
-				return
-			}
-			select {
-			case r.custom <- v:
-			case <-r.ctx.Done():
-			}
-		},
-	}
-	ctx := context.WithValue(r.ctx, runtimeKey{}, rt)
-	ctx = context.WithValue(ctx, scratchpadKey{}, t.scratch)
+		StreamWriter:   r.streamWriter,
+	}}
 	var out any
 	if t.node.fn != nil {
 		out, err = t.node.fn(ctx, t.input)
@@ -904,15 +927,16 @@ func (r *run) execTask(t *task) (err error) {
 	} else {
 		out = t.input[SendArgKey]
 	}
+	newID := func() string {
+		t.idCounter++
+		return uuidFromHash(r.cp.ID, t.id, strconv.Itoa(t.idCounter))
+	}
 	emit := func(ws ...write) {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		for _, w := range ws {
 			t.raw = append(t.raw, w)
-			nw, err := r.normalizeOne(w, func() string {
-				t.idCounter++
-				return uuidFromHash(r.cp.ID, t.id, strconv.Itoa(t.idCounter))
-			})
+			nw, err := r.normalizeOne(w, newID)
 			if err != nil {
 				nw = w
 			}
@@ -1108,7 +1132,8 @@ func (r *run) putWrites(t *task, taskID string, ws []write) error {
 			kept = append(kept, p)
 		}
 		r.pending = kept
-	} else {
+	} else if slices.ContainsFunc(r.pending, func(p PendingWrite) bool { return p.TaskID == taskID }) {
+		// a task's new writes replace its old ones
 		kept := r.pending[:0:0]
 		for _, p := range r.pending {
 			if p.TaskID != taskID {
@@ -1117,12 +1142,12 @@ func (r *run) putWrites(t *task, taskID string, ws []write) error {
 		}
 		r.pending = kept
 	}
-	var saved []PendingWrite
+	first := len(r.pending)
 	for _, w := range ws {
-		pw := PendingWrite{TaskID: taskID, Channel: w.channel, Value: w.value}
-		r.pending = append(r.pending, pw)
-		saved = append(saved, pw)
+		r.pending = append(r.pending, PendingWrite{TaskID: taskID, Channel: w.channel, Value: w.value})
 	}
+	// r.pending is only ever replaced or appended to, so saved stays as is
+	saved := r.pending[first:len(r.pending):len(r.pending)]
 	r.pendingMu.Unlock()
 	if r.saver != nil && r.cp.ID != "" {
 		var all []PendingWrite
@@ -1282,8 +1307,11 @@ func (r *run) outputUpdated(upd map[string]bool, tasks []*task) bool {
 // and bumps versions (apply_writes in pregel/_algo.py). It returns the
 // channels that changed.
 func (r *run) applyWrites(tasks []*task) (map[string]bool, error) {
-	sorted := append([]*task(nil), tasks...)
-	sort.SliceStable(sorted, func(i, j int) bool { return taskSortKey(sorted[i]) < taskSortKey(sorted[j]) })
+	sorted := tasks
+	if len(tasks) > 1 {
+		sorted = append([]*task(nil), tasks...)
+		sort.SliceStable(sorted, func(i, j int) bool { return taskSortKey(sorted[i]) < taskSortKey(sorted[j]) })
+	}
 	bump := false
 	for _, t := range sorted {
 		if len(t.triggers) > 0 {
@@ -1309,13 +1337,13 @@ func (r *run) applyWrites(tasks []*task) (map[string]bool, error) {
 		}
 	}
 	next := max + 1
-	consumed := map[string]bool{}
+	var consumed []string // a step has few triggers
 	for _, t := range sorted {
 		for _, ch := range t.triggers {
-			if consumed[ch] {
+			if slices.Contains(consumed, ch) {
 				continue
 			}
-			consumed[ch] = true
+			consumed = append(consumed, ch)
 			if c := r.channels[ch]; c != nil && ch != chTasks {
 				if c.consume() {
 					r.cp.ChannelVersions[ch] = next
@@ -1323,8 +1351,10 @@ func (r *run) applyWrites(tasks []*task) (map[string]bool, error) {
 			}
 		}
 	}
-	byChan := map[string][]any{}
+	// the writes per channel, channels in the order first written; a
+	// step writes few channels, so slices beat maps here
 	var order []string
+	var byChan [][]any
 	for _, t := range sorted {
 		for _, w := range t.writes {
 			switch w.channel {
@@ -1334,16 +1364,19 @@ func (r *run) applyWrites(tasks []*task) (map[string]bool, error) {
 			if _, ok := r.channels[w.channel]; !ok {
 				continue
 			}
-			if _, ok := byChan[w.channel]; !ok {
+			i := slices.Index(order, w.channel)
+			if i < 0 {
+				i = len(order)
 				order = append(order, w.channel)
+				byChan = append(byChan, nil)
 			}
-			byChan[w.channel] = append(byChan[w.channel], w.value)
+			byChan[i] = append(byChan[i], w.value)
 		}
 	}
-	updated := map[string]bool{}
-	for _, ch := range order {
+	updated := make(map[string]bool, len(order))
+	for i, ch := range order {
 		c := r.channels[ch]
-		changed, err := c.update(byChan[ch])
+		changed, err := c.update(byChan[i])
 		if err != nil {
 			return nil, err
 		}
