@@ -11,11 +11,14 @@ type scratchpad struct {
 	step, stop int
 	taskNS     string
 
-	mu          sync.Mutex
-	interruptN  int
-	resume      []any
-	nullResume  func(consume bool) (any, bool)
-	recordWrite func(w write)
+	mu         sync.Mutex
+	interruptN int
+	resume     []any
+	// run and task are where the resume values live; nil for a task made
+	// by UpdateState, which has none
+	run     *run
+	task    *task
+	nullIdx int // the null task's resume write in run.pending, or -1
 }
 
 type scratchpadKey struct{}

@@ -189,6 +189,14 @@ type task struct {
 	idCounter int
 	err       error
 	cached    bool
+	// the first writes live here: most tasks write one or two
+	writesBuf, rawBuf [2]write
+}
+
+// withBuffers puts the task's write lists on their inline buffers.
+func (t *task) withBuffers() *task {
+	t.writes, t.raw = t.writesBuf[:0], t.rawBuf[:0]
+	return t
 }
 
 // pathStr is LangGraph's task_path_str of (kind, name|idx): writes are
@@ -580,14 +588,14 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 			if node == nil {
 				continue
 			}
-			t := &task{
+			t := (&task{
 				id:       uuidFromHash(cpID, "", stepStr, send.Node, chPush, strconv.Itoa(idx)),
 				name:     send.Node,
 				kind:     pushTask,
 				idx:      idx,
 				node:     node,
 				triggers: []string{chPush},
-			}
+			}).withBuffers()
 			switch a := send.Arg.(type) {
 			case State:
 				t.input = a
@@ -620,13 +628,13 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 			continue
 		}
 		triggers := node.taskTriggers
-		t := &task{
+		t := (&task{
 			id:       uuidFromHash(append([]string{cpID, "", stepStr, name, chPull}, triggers...)...),
 			name:     name,
 			kind:     pullTask,
 			node:     node,
 			triggers: triggers,
-		}
+		}).withBuffers()
 		if node.single != "" {
 			v, ok := r.channels[node.single].get()
 			if !ok {
@@ -698,11 +706,10 @@ func managedValue(m Managed, step, stop int) any {
 }
 
 func (r *run) newScratchpad(t *task) *scratchpad {
-	sp := &scratchpad{step: r.step, stop: r.stop, taskNS: t.ns()}
-	var nullIdx = -1
+	sp := &scratchpad{step: r.step, stop: r.stop, taskNS: t.ns(), run: r, task: t, nullIdx: -1}
 	for i, w := range r.pending {
 		if w.TaskID == nullTaskID && w.Channel == chResume {
-			nullIdx = i
+			sp.nullIdx = i
 			break
 		}
 	}
@@ -717,30 +724,45 @@ func (r *run) newScratchpad(t *task) *scratchpad {
 		}
 	}
 	if r.resumeMap != nil {
-		if v, ok := r.resumeMap[hashHex(t.ns())]; ok {
+		if v, ok := r.resumeMap[hashHex(sp.taskNS)]; ok {
 			sp.resume = append(sp.resume, v)
 		}
 	}
-	sp.nullResume = func(consume bool) (any, bool) {
-		r.pendingMu.Lock()
-		defer r.pendingMu.Unlock()
-		if nullIdx < 0 || nullIdx >= len(r.pending) || r.pending[nullIdx].TaskID != nullTaskID || r.pending[nullIdx].Channel != chResume {
-			return nil, false
-		}
-		v := r.pending[nullIdx].Value
-		if consume {
-			r.pending = append(r.pending[:nullIdx:nullIdx], r.pending[nullIdx+1:]...)
-			nullIdx = -1
-		}
-		return v, true
-	}
-	sp.recordWrite = func(w write) {
-		t.mu.Lock()
-		t.writes = append(t.writes, w)
-		t.raw = append(t.raw, w)
-		t.mu.Unlock()
-	}
 	return sp
+}
+
+// nullResume returns the resume value given to the whole run (the null
+// task's), if there is one not yet taken; consume takes it.
+func (sp *scratchpad) nullResume(consume bool) (any, bool) {
+	r := sp.run
+	if r == nil {
+		return nil, false
+	}
+	r.pendingMu.Lock()
+	defer r.pendingMu.Unlock()
+	i := sp.nullIdx
+	if i < 0 || i >= len(r.pending) || r.pending[i].TaskID != nullTaskID || r.pending[i].Channel != chResume {
+		return nil, false
+	}
+	v := r.pending[i].Value
+	if consume {
+		r.pending = append(r.pending[:i:i], r.pending[i+1:]...)
+		sp.nullIdx = -1
+	}
+	return v, true
+}
+
+// recordWrite adds w to the task's writes (the resume values an
+// interrupt consumed).
+func (sp *scratchpad) recordWrite(w write) {
+	t := sp.task
+	if sp.run == nil || t == nil {
+		return
+	}
+	t.mu.Lock()
+	t.writes = append(t.writes, w)
+	t.raw = append(t.raw, w)
+	t.mu.Unlock()
 }
 
 type taskDone struct {
@@ -1354,7 +1376,7 @@ func (r *run) applyWrites(tasks []*task) (map[string]bool, error) {
 	// the writes per channel, channels in the order first written; a
 	// step writes few channels, so slices beat maps here
 	var order []string
-	var byChan [][]any
+	n := 0
 	for _, t := range sorted {
 		for _, w := range t.writes {
 			switch w.channel {
@@ -1364,19 +1386,26 @@ func (r *run) applyWrites(tasks []*task) (map[string]bool, error) {
 			if _, ok := r.channels[w.channel]; !ok {
 				continue
 			}
-			i := slices.Index(order, w.channel)
-			if i < 0 {
-				i = len(order)
+			n++
+			if !slices.Contains(order, w.channel) {
 				order = append(order, w.channel)
-				byChan = append(byChan, nil)
 			}
-			byChan[i] = append(byChan[i], w.value)
 		}
 	}
+	// every channel's writes, in task order, one after another in buf
+	buf := make([]any, 0, n)
 	updated := make(map[string]bool, len(order))
-	for i, ch := range order {
+	for _, ch := range order {
+		start := len(buf)
+		for _, t := range sorted {
+			for _, w := range t.writes {
+				if w.channel == ch {
+					buf = append(buf, w.value)
+				}
+			}
+		}
 		c := r.channels[ch]
-		changed, err := c.update(byChan[i])
+		changed, err := c.update(buf[start:len(buf):len(buf)])
 		if err != nil {
 			return nil, err
 		}

@@ -250,8 +250,6 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 	}
 	t := &task{id: taskID, name: asNode, kind: pullTask, node: node, triggers: []string{chInterrupt}}
 	t.scratch = &scratchpad{step: step, stop: step + 2, taskNS: t.ns()}
-	t.scratch.nullResume = func(bool) (any, bool) { return nil, false }
-	t.scratch.recordWrite = func(write) {}
 	n := 0
 	emit := func(ws ...write) {
 		for _, w := range ws {
