@@ -107,6 +107,9 @@ type SQLite struct {
 	cacheMu    sync.Mutex
 	cache      map[threadKey]cachedCheckpoint
 	cacheOrder []threadKey
+
+	// decoded holds recently decoded message lists (see decodedLists).
+	decoded decodedLists
 }
 
 // cachedCheckpoint is a checkpoint's stored message lists. The thread's
@@ -624,7 +627,7 @@ func (s *SQLite) GetTuple(ctx context.Context, cfg engine.CheckpointConfig) (*en
 			return err
 		}
 		tid = th.tid
-		r := newReader(ctx, tx, th.tid)
+		r := newReader(ctx, tx, th.tid, &s.decoded)
 		out, bases, err = r.tuple(key, rows[0])
 		return err
 	})
@@ -678,7 +681,7 @@ func (s *SQLite) List(ctx context.Context, cfg engine.CheckpointConfig, opts eng
 		if err != nil {
 			return err
 		}
-		r := newReader(ctx, tx, th.tid)
+		r := newReader(ctx, tx, th.tid, &s.decoded)
 		for _, row := range rows {
 			t, _, err := r.tuple(key, row)
 			if err != nil {

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/agenteval/agenteval/engine"
 )
@@ -42,10 +44,81 @@ type reader struct {
 	lists map[int64]*listRow
 	msgs  map[int64][]engine.Message
 	vals  map[int64][]any
+	// decoded is the saver's cache of message lists, shared by readers
+	decoded *decodedLists
 }
 
-func newReader(ctx context.Context, tx *sql.Tx, tid int64) *reader {
-	return &reader{ctx: ctx, tx: tx, tid: tid, lists: map[int64]*listRow{}, msgs: map[int64][]engine.Message{}, vals: map[int64][]any{}}
+func newReader(ctx context.Context, tx *sql.Tx, tid int64, decoded *decodedLists) *reader {
+	return &reader{ctx: ctx, tx: tx, tid: tid, lists: map[int64]*listRow{}, msgs: map[int64][]engine.Message{}, vals: map[int64][]any{}, decoded: decoded}
+}
+
+// decodedLists keeps the message lists the saver decoded most recently,
+// so reading a checkpoint of a long thread again (a run resuming or
+// forking it) does not decode its messages again: only what was appended
+// since. Stored list elements never change once written, and a thread's
+// row ID is never reused, so an entry stays right until it is evicted.
+// The lists handed out share these arrays; like every checkpoint value they
+// are read only.
+type decodedLists struct {
+	mu      sync.Mutex
+	entries map[listKey][]engine.Message
+	order   []listKey // least recently used first
+	total   int       // messages held
+}
+
+type listKey struct{ tid, list int64 }
+
+// maxDecodedMessages bounds the messages decodedLists holds.
+const maxDecodedMessages = 200_000
+
+func (d *decodedLists) get(tid, list int64) []engine.Message {
+	if d == nil {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	k := listKey{tid, list}
+	msgs, ok := d.entries[k]
+	if ok {
+		d.touch(k)
+	}
+	return msgs
+}
+
+// put remembers msgs as the first len(msgs) elements of the list.
+func (d *decodedLists) put(tid, list int64, msgs []engine.Message) {
+	if d == nil || len(msgs) > maxDecodedMessages {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	k := listKey{tid, list}
+	if old, ok := d.entries[k]; ok {
+		if len(old) >= len(msgs) {
+			d.touch(k)
+			return
+		}
+		d.total -= len(old)
+	}
+	if d.entries == nil {
+		d.entries = map[listKey][]engine.Message{}
+	}
+	d.entries[k] = msgs
+	d.total += len(msgs)
+	d.touch(k)
+	for d.total > maxDecodedMessages {
+		oldest := d.order[0]
+		d.order = d.order[1:]
+		d.total -= len(d.entries[oldest])
+		delete(d.entries, oldest)
+	}
+}
+
+func (d *decodedLists) touch(k listKey) {
+	if i := slices.Index(d.order, k); i >= 0 {
+		d.order = slices.Delete(d.order, i, i+1)
+	}
+	d.order = append(d.order, k)
 }
 
 // tuple reads a checkpoint with its values and pending writes; it also
@@ -144,9 +217,21 @@ func (r *reader) writes(id string) ([]engine.PendingWrite, error) {
 	return out, nil
 }
 
-// messages returns the first n messages of stored list id.
+// messages returns the first n messages of stored list id, decoding only
+// what the saver's cache does not hold.
 func (r *reader) messages(id int64, n int) ([]engine.Message, error) {
-	return resolveList(r, r.msgs, decodeMessageElement, id, n)
+	if have := r.decoded.get(r.tid, id); len(have) > len(r.msgs[id]) {
+		if len(have) >= n {
+			return have[:n:n], nil
+		}
+		r.msgs[id] = have
+	}
+	out, err := resolveList(r, r.msgs, decodeMessageElement, id, n)
+	if err != nil {
+		return nil, err
+	}
+	r.decoded.put(r.tid, id, r.msgs[id])
+	return out, nil
 }
 
 func decodeMessageElement(b []byte) (engine.Message, error) {

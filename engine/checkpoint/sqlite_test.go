@@ -69,3 +69,61 @@ func TestSQLiteIDsMatchMemory(t *testing.T) {
 }
 
 func checkpointtestMessages(n int) []engine.Message { return checkpointtest.SampleMessages(n) }
+
+// TestSQLiteDecodedListsStayRight reads checkpoints of one thread in an
+// order that exercises the cache of decoded message lists: a list read,
+// then extended in place, then forked from an older checkpoint, then the
+// thread deleted and made again under the same name with other messages.
+// Every read must give the messages that were put, whatever was cached.
+func TestSQLiteDecodedListsStayRight(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := openSQLite(t, checkpoint.SQLiteOptions{})
+	msgs := checkpointtestMessages(60)
+	other := checkpointtestMessages(90)[60:]
+	cp := func(list []engine.Message, prefix int) *engine.Checkpoint {
+		c := &engine.Checkpoint{V: 4, ChannelValues: map[string]any{"messages": list}, ChannelVersions: map[string]int64{"messages": 1}, VersionsSeen: map[string]map[string]int64{}}
+		if prefix >= 0 {
+			c.ListPrefix = map[string]int{"messages": prefix}
+		}
+		return c
+	}
+	put := func(parent string, c *engine.Checkpoint) string {
+		t.Helper()
+		got, err := s.Put(ctx, engine.CheckpointConfig{ThreadID: "t", CheckpointID: parent}, c, loop(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.CheckpointID
+	}
+	check := func(id string, want []engine.Message, reason string) {
+		t.Helper()
+		tup, err := s.GetTuple(ctx, engine.CheckpointConfig{ThreadID: "t", CheckpointID: id})
+		if err != nil || tup == nil {
+			t.Fatalf("%s: GetTuple = %v, %v", reason, tup, err)
+		}
+		got := tup.Checkpoint.ChannelValues["messages"].([]engine.Message)
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d messages, want %d", reason, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].ID != want[i].ID || got[i].Content.String() != want[i].Content.String() {
+				t.Fatalf("%s: message %d is %s %q, want %s %q", reason, i, got[i].ID, got[i].Content, want[i].ID, want[i].Content)
+			}
+		}
+	}
+	base := put("", cp(msgs[:40], -1))
+	check(base, msgs[:40], "first read decodes and caches")
+	ext := put(base, cp(msgs[:50], 40))
+	check(ext, msgs[:50], "the list extended in place: the cached 40 plus 10 decoded")
+	fork := append(append([]engine.Message(nil), msgs[:40]...), other[:5]...)
+	forked := put(base, cp(fork, 40))
+	check(forked, fork, "a fork of the base has its own list")
+	check(ext, msgs[:50], "the extended list is still right after the fork")
+	check(base, msgs[:40], "the base is still its first 40")
+	if err := s.DeleteThread(ctx, "t"); err != nil {
+		t.Fatal(err)
+	}
+	again := put("", cp(other[:30], -1))
+	check(again, other[:30], "a thread made again under the same name")
+}
