@@ -520,6 +520,11 @@ func (s *SQLite) Put(ctx context.Context, cfg engine.CheckpointConfig, cp *engin
 	s.stats.Puts++
 	s.stats.PayloadBytes += put.bytes
 	s.remember(key, put.th.tid, out.CheckpointID, put.bases)
+	for _, b := range put.bases {
+		// the list's first len(b.msgs) elements are these messages: a
+		// run reading the checkpoint back need not decode them
+		s.decoded.put(put.th.tid, b.id, b.msgs[:len(b.msgs):len(b.msgs)])
+	}
 	return out, nil
 }
 

@@ -78,7 +78,18 @@ func checkpointtestMessages(n int) []engine.Message { return checkpointtest.Samp
 func TestSQLiteDecodedListsStayRight(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s := openSQLite(t, checkpoint.SQLiteOptions{})
+	path := filepath.Join(t.TempDir(), "agenteval.db")
+	open := func() *checkpoint.SQLite {
+		db, err := checkpoint.OpenSQLite(ctx, path, checkpoint.SQLiteOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	// s writes (and caches what it puts); cold only reads, so its cache
+	// holds what it decoded
+	s, cold := open(), open()
 	msgs := checkpointtestMessages(60)
 	other := checkpointtestMessages(90)[60:]
 	cp := func(list []engine.Message, prefix int) *engine.Checkpoint {
@@ -98,22 +109,24 @@ func TestSQLiteDecodedListsStayRight(t *testing.T) {
 	}
 	check := func(id string, want []engine.Message, reason string) {
 		t.Helper()
-		tup, err := s.GetTuple(ctx, engine.CheckpointConfig{ThreadID: "t", CheckpointID: id})
-		if err != nil || tup == nil {
-			t.Fatalf("%s: GetTuple = %v, %v", reason, tup, err)
-		}
-		got := tup.Checkpoint.ChannelValues["messages"].([]engine.Message)
-		if len(got) != len(want) {
-			t.Fatalf("%s: %d messages, want %d", reason, len(got), len(want))
-		}
-		for i := range want {
-			if got[i].ID != want[i].ID || got[i].Content.String() != want[i].Content.String() {
-				t.Fatalf("%s: message %d is %s %q, want %s %q", reason, i, got[i].ID, got[i].Content, want[i].ID, want[i].Content)
+		for _, db := range []*checkpoint.SQLite{s, cold} {
+			tup, err := db.GetTuple(ctx, engine.CheckpointConfig{ThreadID: "t", CheckpointID: id})
+			if err != nil || tup == nil {
+				t.Fatalf("%s: GetTuple = %v, %v", reason, tup, err)
+			}
+			got := tup.Checkpoint.ChannelValues["messages"].([]engine.Message)
+			if len(got) != len(want) {
+				t.Fatalf("%s: %d messages, want %d", reason, len(got), len(want))
+			}
+			for i := range want {
+				if got[i].ID != want[i].ID || got[i].Content.String() != want[i].Content.String() {
+					t.Fatalf("%s: message %d is %s %q, want %s %q", reason, i, got[i].ID, got[i].Content, want[i].ID, want[i].Content)
+				}
 			}
 		}
 	}
 	base := put("", cp(msgs[:40], -1))
-	check(base, msgs[:40], "first read decodes and caches")
+	check(base, msgs[:40], "the first read (cold: decoded and cached)")
 	ext := put(base, cp(msgs[:50], 40))
 	check(ext, msgs[:50], "the list extended in place: the cached 40 plus 10 decoded")
 	fork := append(append([]engine.Message(nil), msgs[:40]...), other[:5]...)
