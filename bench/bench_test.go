@@ -109,12 +109,14 @@ func BenchmarkW3AgentLoop(b *testing.B) {
 }
 
 // BenchmarkW4ThreadGrowth is W4: one turn (4 supersteps) on a thread of
-// M messages, with each checkpointer.
+// M messages, with each checkpointer, forked from the same checkpoint or
+// continuing the thread.
 func BenchmarkW4ThreadGrowth(b *testing.B) {
-	for _, kind := range Checkpointers {
+	for _, kf := range w4Kinds {
+		kind, from := kf[0], kf[1]
 		for _, m := range W4Lengths {
-			b.Run(fmt.Sprintf("checkpointer=%s/messages=%d", kind, m), func(b *testing.B) {
-				p, err := ThreadGrowthOp(context.Background(), m, kind, b.TempDir(), 0)
+			b.Run(fmt.Sprintf("checkpointer=%s/from=%s/messages=%d", kind, from, m), func(b *testing.B) {
+				p, err := ThreadGrowthOp(context.Background(), m, kind, from, b.TempDir(), 0)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -145,8 +147,8 @@ func BenchmarkW5Replay(b *testing.B) {
 }
 
 // benchOp runs an op for b.N iterations and reports µs per unit. A reset
-// of the op (emptying its checkpointer) happens every 1,000 runs, off the
-// clock.
+// of the op (emptying its checkpointer) happens every 1,000 runs, or every
+// maxIters runs when the op sets it, off the clock.
 func benchOp(b *testing.B, p *op, unit string) {
 	ctx := context.Background()
 	if p.reset != nil {
@@ -154,13 +156,17 @@ func benchOp(b *testing.B, p *op, unit string) {
 			b.Fatal(err)
 		}
 	}
+	every := 1000
+	if p.maxIters > 0 {
+		every = p.maxIters
+	}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
 		if err := p.run(ctx); err != nil {
 			b.Fatal(err)
 		}
-		if i++; i%1000 == 0 && p.reset != nil {
+		if i++; i%every == 0 && p.reset != nil {
 			b.StopTimer()
 			if err := p.reset(ctx); err != nil {
 				b.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -22,16 +23,25 @@ type series struct {
 // parameter x, one series per value of the parameter by (every case in
 // one series when by is "").
 func seriesOf(r *Report, workload, metric, x, by string, keep func(Params) bool) []series {
+	return seriesBy(r, workload, metric, x, []string{by}, keep)
+}
+
+// seriesBy is seriesOf with one series per combination of the params in
+// by (empty names are skipped).
+func seriesBy(r *Report, workload, metric, x string, by []string, keep func(Params) bool) []series {
 	var out []series
 	index := map[string]int{}
 	for _, res := range r.Results {
 		if res.Workload != workload || res.Metric != metric || (keep != nil && !keep(res.Params)) {
 			continue
 		}
-		name := ""
-		if by != "" {
-			name = by + "=" + res.Params.Str(by)
+		var parts []string
+		for _, b := range by {
+			if b != "" && res.Params.Str(b) != "" {
+				parts = append(parts, b+"="+res.Params.Str(b))
+			}
 		}
+		name := strings.Join(parts, ", ")
 		i, ok := index[name]
 		if !ok {
 			i = len(out)
@@ -46,6 +56,9 @@ func seriesOf(r *Report, workload, metric, x, by string, keep func(Params) bool)
 	}
 	return out
 }
+
+// w4Series are the params a W4 series is drawn for.
+var w4Series = []string{"checkpointer", "from"}
 
 // Chart is a chart WriteCharts draws: its file name and what it shows.
 type Chart struct {
@@ -79,12 +92,12 @@ func WriteCharts(r *Report, dir string) ([]Chart, error) {
 		return out, err
 	}
 	if err := draw("w4_step_time.svg", "W4: time per superstep vs thread length", "messages in the thread", "µs per superstep (median, 95% CI)", true,
-		seriesOf(r, "W4", "us_per_step", "messages", "checkpointer", nil)); err != nil {
+		seriesBy(r, "W4", "us_per_step", "messages", w4Series, nil)); err != nil {
 		return out, err
 	}
 	if err := draw("w4_step_bytes.svg", "W4: bytes per superstep vs thread length", "messages in the thread", "bytes per superstep", true,
-		append(renameSeries(seriesOf(r, "W4", "alloc_bytes_per_step", "messages", "checkpointer", nil), "allocated, "),
-			renameSeries(seriesOf(r, "W4", "stored_bytes_per_step", "messages", "checkpointer", nil), "stored, ")...)); err != nil {
+		append(renameSeries(seriesBy(r, "W4", "alloc_bytes_per_step", "messages", w4Series, nil), "allocated, "),
+			renameSeries(seriesBy(r, "W4", "stored_bytes_per_step", "messages", w4Series, nil), "stored, ")...)); err != nil {
 		return out, err
 	}
 	if err := draw("w3_cycle_time.svg", "W3: agent loop, µs per cycle", "cycles per run (K)", "µs per cycle (median, 95% CI)", false,

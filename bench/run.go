@@ -254,6 +254,9 @@ type op struct {
 	// reset, when set, runs untimed before each sample (to bound the
 	// memory a checkpointer accumulates).
 	reset func(ctx context.Context) error
+	// maxIters, when set, ends a sample after that many runs even before
+	// the sample time (an op whose state grows run by run).
+	maxIters int
 	// counters, when set, returns counters whose growth over a sample
 	// the metrics use (bytes a checkpointer stored).
 	counters func() []float64
@@ -365,7 +368,7 @@ func (s *opSampler) sample(ctx context.Context) (sampleOut, error) {
 			lats = append(lats, float64(now.Sub(prev).Nanoseconds())/1e3)
 		}
 		prev = now
-		if now.Sub(start) >= s.sampleTime {
+		if now.Sub(start) >= s.sampleTime || (s.op.maxIters > 0 && iters >= s.op.maxIters) {
 			break
 		}
 	}

@@ -572,11 +572,27 @@ func History(m int) []engine.Message {
 // W4Lengths are W4's thread lengths.
 var W4Lengths = []int{10, 100, 1000, 10000}
 
+// W4 starts a turn either by forking the same prefilled checkpoint every
+// time (W4From "fork") or from the thread's newest checkpoint, the thread
+// growing turn by turn ("newest"); without a checkpointer the thread is
+// the turn's input ("input").
+const (
+	FromFork   = "fork"
+	FromNewest = "newest"
+	FromInput  = "input"
+)
+
+// w4NewestTurns is how many turns a "newest" sample runs at most before
+// the thread is prefilled again: the thread grows by 4 messages a turn, so
+// a sample sees M to M+4·w4NewestTurns messages.
+const w4NewestTurns = 16
+
 // ThreadGrowthOp returns W4's operation: one turn (a human message, a
 // tool call, its result, an answer: 4 supersteps) on a thread that holds
-// m messages. With a checkpointer every run forks from the same prefilled
-// checkpoint; without one the m messages are the turn's input.
-func ThreadGrowthOp(ctx context.Context, m int, kind, dir string, delay time.Duration) (*op, error) {
+// m messages. With a checkpointer the turn starts from the prefilled
+// checkpoint (from "fork") or from the thread's newest one (from
+// "newest"); without one the m messages are the turn's input.
+func ThreadGrowthOp(ctx context.Context, m int, kind, from, dir string, delay time.Duration) (*op, error) {
 	sv, stored, closeSaver, err := openSaver(ctx, kind, dir)
 	if err != nil {
 		return nil, err
@@ -593,7 +609,6 @@ func ThreadGrowthOp(ctx context.Context, m int, kind, dir string, delay time.Dur
 	hist := History(m)
 	question := engine.HumanMessage("And tomorrow?")
 	const steps = 4
-	want := m + 4
 	p := &op{units: steps, close: closeSaver}
 	if sv == nil {
 		input := engine.State{"messages": append(append([]engine.Message(nil), hist...), question)}
@@ -602,12 +617,13 @@ func ThreadGrowthOp(ctx context.Context, m int, kind, dir string, delay time.Dur
 			if err != nil {
 				return err
 			}
-			return checkLen(res, want)
+			return checkLen(res, m+4)
 		}
 		return p, nil
 	}
 	const thread = "w4"
 	var base string
+	turns := 0
 	prefill := func(ctx context.Context) error {
 		if err := sv.DeleteThread(ctx, thread); err != nil {
 			return err
@@ -616,7 +632,7 @@ func ThreadGrowthOp(ctx context.Context, m int, kind, dir string, delay time.Dur
 		if err != nil {
 			return fmt.Errorf("prefill %d messages: %w", m, err)
 		}
-		base = c.CheckpointID
+		base, turns = c.CheckpointID, 0
 		return nil
 	}
 	if err := prefill(ctx); err != nil {
@@ -626,12 +642,24 @@ func ThreadGrowthOp(ctx context.Context, m int, kind, dir string, delay time.Dur
 	input := engine.State{"messages": []engine.Message{question}}
 	p.reset = prefill
 	p.counters = stored
+	if from == FromNewest {
+		p.maxIters = w4NewestTurns
+		p.run = func(ctx context.Context) error {
+			res, err := agent.Invoke(ctx, input, engine.Config{ThreadID: thread})
+			if err != nil {
+				return err
+			}
+			turns++
+			return checkLen(res, m+4*turns)
+		}
+		return p, nil
+	}
 	p.run = func(ctx context.Context) error {
 		res, err := agent.Invoke(ctx, input, engine.Config{ThreadID: thread, CheckpointID: base})
 		if err != nil {
 			return err
 		}
-		return checkLen(res, want)
+		return checkLen(res, m+4)
 	}
 	return p, nil
 }
@@ -650,39 +678,53 @@ func w4Cases(o Options) []benchCase {
 		lengths = o.threadLengths
 	}
 	for _, kind := range Checkpointers {
-		for _, m := range lengths {
-			out = append(out, benchCase{
-				workload: "W4", params: Params{{"checkpointer", kind}, {"messages", m}},
-				setup: func(ctx context.Context, o Options) (sampler, error) {
-					p, err := ThreadGrowthOp(ctx, m, kind, o.TempDir, o.ToolDelay)
-					if err != nil {
-						return nil, err
-					}
-					p.metrics = func(r rawSample) []metricValue {
-						ns, allocs, bytes := r.perUnit()
-						vals := withCPU([]metricValue{{"us_per_step", ns / 1e3}, {"allocs_per_step", allocs}, {"alloc_bytes_per_step", bytes}}, r, "cpu_us_per_step", 1e3)
-						if len(r.counters) == 2 && r.counters[1] > 0 {
-							vals = append(vals, metricValue{"stored_bytes_per_step", r.counters[0] / r.counters[1]})
-						}
-						return vals
-					}
-					return newOpSampler(o, p), nil
-				},
-			})
+		froms := []string{FromFork, FromNewest}
+		if kind == "none" {
+			froms = []string{FromInput}
+		}
+		for _, from := range froms {
+			for _, m := range lengths {
+				out = append(out, w4Case(kind, from, m))
+			}
 		}
 	}
 	return out
 }
 
+func w4Case(kind, from string, m int) benchCase {
+	return benchCase{
+		workload: "W4", params: Params{{"checkpointer", kind}, {"from", from}, {"messages", m}},
+		setup: func(ctx context.Context, o Options) (sampler, error) {
+			p, err := ThreadGrowthOp(ctx, m, kind, from, o.TempDir, o.ToolDelay)
+			if err != nil {
+				return nil, err
+			}
+			p.metrics = func(r rawSample) []metricValue {
+				ns, allocs, bytes := r.perUnit()
+				vals := withCPU([]metricValue{{"us_per_step", ns / 1e3}, {"allocs_per_step", allocs}, {"alloc_bytes_per_step", bytes}}, r, "cpu_us_per_step", 1e3)
+				if len(r.counters) == 2 && r.counters[1] > 0 {
+					vals = append(vals, metricValue{"stored_bytes_per_step", r.counters[0] / r.counters[1]})
+				}
+				return vals
+			}
+			return newOpSampler(o, p), nil
+		},
+	}
+}
+
+// w4Kinds are W4's (checkpointer, from) pairs.
+var w4Kinds = [][2]string{{"none", FromInput}, {"memory", FromFork}, {"memory", FromNewest}, {"sqlite", FromFork}, {"sqlite", FromNewest}}
+
 // fitGrowth fits W4's per-step time and bytes against thread length, per
-// checkpointer.
+// checkpointer and way of starting a turn.
 func fitGrowth(results []Result) []Fit {
 	var out []Fit
 	for _, metric := range []string{"us_per_step", "alloc_bytes_per_step", "stored_bytes_per_step"} {
-		for _, kind := range Checkpointers {
+		for _, kf := range w4Kinds {
+			kind, from := kf[0], kf[1]
 			var xs, ys []float64
 			for _, r := range results {
-				if r.Workload != "W4" || r.Metric != metric || r.Params.Str("checkpointer") != kind {
+				if r.Workload != "W4" || r.Metric != metric || r.Params.Str("checkpointer") != kind || r.Params.Str("from") != from {
 					continue
 				}
 				xs = append(xs, float64(r.Params.Int("messages")))
@@ -699,7 +741,7 @@ func fitGrowth(results []Result) []Fit {
 			if math.IsNaN(g.LinearR2) {
 				g.LinearR2 = 1
 			}
-			f := Fit{Workload: "W4", Params: Params{{"checkpointer", kind}}, Metric: metric, X: "messages",
+			f := Fit{Workload: "W4", Params: Params{{"checkpointer", kind}, {"from", from}}, Metric: metric, X: "messages",
 				Exponent: g.Exponent, Coef: g.Coef, R2: g.R2, TailExponent: g.TailExponent,
 				Intercept: g.Intercept, Slope: g.Slope, LinearR2: g.LinearR2, Growth: g.Class}
 			lo, hi := 0, 0

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"weak"
 )
 
@@ -11,12 +12,18 @@ import (
 // as a binop with AddMessagesReducer but keeps the cost of a superstep
 // independent of the thread's length:
 //
-//   - Messages are appended in place. The channel's slice may have spare
-//     capacity, which is the channel's own: every value it hands out (get,
-//     checkpoint) is clipped to its length, so nobody else appends there, and
-//     elements below the length are never written again (a replacement or
-//     removal copies the list first). A checkpoint's list therefore stays
-//     valid while the run goes on appending.
+//   - Messages are appended in place. The spare capacity of the channel's
+//     array is written only by the channel that owns it: every value handed
+//     out (get, checkpoint) is clipped to its length, elements below a
+//     length are never written again (a replacement or removal copies the
+//     list first), so a checkpoint's list stays valid while runs go on
+//     appending.
+//   - Ownership of an array's spare capacity is recorded in its arrayClaim.
+//     A run gives it back when it ends, so the next run restored from the
+//     thread's newest checkpoint (a thread that grows turn by turn) takes it
+//     and appends in place too. A run restored from an older checkpoint (a
+//     fork), or one whose list the graph no longer remembers, copies the
+//     list once.
 //   - IDs are found through an index that outlives the run: an immutable
 //     id → position map for the first n messages (idIndex), shared with the
 //     checkpoints the channel takes and with the channels later restored
@@ -40,6 +47,32 @@ type messagesChan struct {
 	// prefix counts the leading messages unchanged since the last
 	// checkpoint (see Checkpoint.ListPrefix).
 	prefix int
+	// claim records who may write the spare capacity of msgs's array;
+	// owned says this channel does (msgs then reaches it). A fork for a
+	// fresh read is owned with no claim: it borrows its parent's capacity.
+	claim *arrayClaim
+	owned bool
+}
+
+// arrayClaim is the shared record of who may write a message array beyond
+// the lengths already handed out: positions below end are taken. The
+// owner takes every spare position at once (end = cap) and gives back
+// those it did not use when its run ends.
+type arrayClaim struct {
+	full []Message // the array, len = cap
+	end  atomic.Int64
+}
+
+// newClaim returns the claim of a new array, owned by its maker.
+func newClaim(msgs []Message) *arrayClaim {
+	cl := &arrayClaim{full: msgs[:cap(msgs)]}
+	cl.end.Store(int64(cap(msgs)))
+	return cl
+}
+
+// sameArray reports whether msgs is a view of the claim's array.
+func (cl *arrayClaim) sameArray(msgs []Message) bool {
+	return cl != nil && cap(msgs) > 0 && &msgs[:1][0] == &cl.full[0]
 }
 
 // idIndex maps message IDs to positions in the first n messages of a
@@ -54,15 +87,17 @@ type idIndex struct {
 // a channel restored from a checkpoint uses it only when the checkpoint
 // still holds that very list (the same array, the same length).
 type listIndex struct {
-	idx *idIndex
-	n   int
+	idx   *idIndex
+	n     int
+	claim *arrayClaim
 }
 
-// listCache keeps the ID indexes of the message lists a graph's runs
-// checkpointed, so a run restored from a checkpoint whose saver kept the
-// list itself (Memory) finds IDs without indexing the whole thread again.
-// Entries are keyed by a weak pointer to the list's array, so the cache
-// keeps no list alive, and it holds the listCacheSize most recently used.
+// listCache keeps the ID indexes and array claims of the message lists a
+// graph's runs checkpointed, so a run restored from a checkpoint whose
+// saver kept the list itself (Memory) finds IDs without indexing the whole
+// thread again and may append to the list in place. Entries are keyed by a
+// weak pointer to the list's array; it holds the listCacheSize most
+// recently used (an array stays alive while its claim is held here).
 type listCache struct {
 	mu      sync.Mutex
 	entries map[weak.Pointer[Message]]listIndex
@@ -75,14 +110,14 @@ func newListCache() *listCache {
 	return &listCache{entries: map[weak.Pointer[Message]]listIndex{}}
 }
 
-// put remembers the index of the channel's list (nothing when it has
-// none).
+// put remembers the index and claim of the channel's list (nothing when
+// it has neither).
 func (lc *listCache) put(c *messagesChan) {
-	if lc == nil || c.idx == nil || len(c.msgs) == 0 {
+	if lc == nil || len(c.msgs) == 0 || (c.idx == nil && c.claim == nil) {
 		return
 	}
 	key := weak.Make(&c.msgs[0])
-	li := listIndex{idx: c.idx, n: len(c.msgs)}
+	li := listIndex{idx: c.idx, n: len(c.msgs), claim: c.claim}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	if _, ok := lc.entries[key]; !ok && len(lc.order) == listCacheSize {
@@ -171,12 +206,16 @@ func (c *messagesChan) restoreIndexed(v any, ok bool, li listIndex) channel {
 		msgs = []Message{}
 	}
 	n.prefix = len(msgs)
-	if li.idx != nil && len(msgs) == li.n {
-		// the list this channel made: its messages have IDs
+	if (li.idx != nil || li.claim != nil) && len(msgs) == li.n {
+		// the list a channel made: its messages have IDs
 		n.set(msgs[:len(msgs):len(msgs)])
-		n.idx = li.idx
-		for i := li.idx.n; i < len(msgs); i++ {
-			n.track(msgs[i].ID, i)
+		if li.claim.sameArray(msgs) {
+			n.claim = li.claim
+		}
+		if n.idx = li.idx; n.idx != nil {
+			for i := n.idx.n; i < len(msgs); i++ {
+				n.track(msgs[i].ID, i)
+			}
 		}
 		return n
 	}
@@ -192,14 +231,55 @@ func (c *messagesChan) restoreIndexed(v any, ok bool, li listIndex) channel {
 // messages written there are the ones this channel writes again.
 func (c *messagesChan) fork(inPlace bool) *messagesChan {
 	n := &messagesChan{key: c.key, boxed: c.boxed, msgs: c.view(), idx: c.idx, prefix: c.prefix}
-	if inPlace {
-		n.msgs = c.msgs
+	if inPlace && c.owned {
+		n.msgs, n.owned = c.msgs, true
 	}
 	n.parentDelta = c.delta
 	return n
 }
 
 func (c *messagesChan) resetPrefix() { c.prefix = len(c.msgs) }
+
+// acquire takes the spare capacity of the array of a restored list, if
+// nobody took it since the list was handed out; otherwise the first append
+// copies the list.
+func (c *messagesChan) acquire() {
+	if c.owned || c.claim == nil {
+		return
+	}
+	n := len(c.msgs)
+	if n < cap(c.claim.full) && c.claim.end.CompareAndSwap(int64(n), int64(cap(c.claim.full))) {
+		c.msgs, c.owned = c.claim.full[:n], true
+		return
+	}
+	c.claim = nil
+}
+
+// commit makes msgs the channel's list after a successful add that
+// started from before. An array the add made (by growing or copying) is
+// the channel's own.
+func (c *messagesChan) commit(msgs, before []Message) {
+	c.set(msgs)
+	made := cap(msgs) > 0 && (cap(before) == 0 || &msgs[:1][0] != &before[:1][0])
+	switch {
+	case !made:
+	case c.owned && c.claim == nil:
+		// a fork outgrew its parent's array: nobody restores from a fork,
+		// so the new array needs no claim
+	default:
+		c.claim, c.owned = newClaim(msgs), true
+	}
+}
+
+// release gives back the spare capacity the channel did not use, when its
+// run ends.
+func (c *messagesChan) release() {
+	if c.owned && c.claim != nil && c.claim.sameArray(c.msgs) {
+		c.claim.end.Store(int64(len(c.msgs)))
+	}
+	c.owned = false
+	c.msgs = c.view()
+}
 
 func (c *messagesChan) track(id string, i int) {
 	if c.delta == nil {
@@ -273,12 +353,13 @@ func (c *messagesChan) add(right []Message) error {
 	right = withIDs(right, "right", len(c.msgs))
 	for i := len(right) - 1; i >= 0; i-- {
 		if m := right[i]; m.Type == TypeRemove && m.ID == RemoveAllMessages {
-			c.set(append([]Message{}, right[i+1:]...))
+			c.commit(append([]Message{}, right[i+1:]...), c.msgs)
 			c.idx, c.delta, c.parentDelta = nil, nil, nil
 			c.prefix = 0
 			return nil
 		}
 	}
+	c.acquire()
 	msgs := c.msgs
 	kept := len(msgs)
 	copied := false
@@ -321,12 +402,12 @@ func (c *messagesChan) add(right []Message) error {
 				rest = append(rest, m)
 			}
 		}
-		c.set(rest)
+		c.commit(rest, c.msgs)
 		c.idx, c.delta, c.parentDelta = nil, nil, nil
 		c.prefix = min(c.prefix, kept)
 		return nil
 	}
-	c.set(msgs)
+	c.commit(msgs, c.msgs)
 	c.prefix = min(c.prefix, kept)
 	if c.idx != nil && len(c.delta) > deltaMax {
 		c.reindex(c.msgs)

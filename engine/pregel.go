@@ -211,6 +211,7 @@ func (t *task) pathStr() string {
 func (t *task) ns() string { return t.name + ":" + t.id }
 
 func (r *run) execute(input any) (err error) {
+	defer r.releaseLists()
 	r.saver = r.g.checkpointer
 	r.custom = make(chan any, 64)
 	r.streamWriter = r.writeCustom
@@ -887,6 +888,16 @@ func (r *run) drainCustom() {
 			r.emit(StreamPart{Mode: StreamCustom, Data: v})
 		default:
 			return
+		}
+	}
+}
+
+// releaseLists gives back the spare capacity of the message arrays the
+// run's channels own, so the next run of the thread may append in place.
+func (r *run) releaseLists() {
+	for _, c := range r.channels {
+		if mc, ok := c.(*messagesChan); ok {
+			mc.release()
 		}
 	}
 }

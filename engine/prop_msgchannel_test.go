@@ -94,7 +94,7 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 			}
 			return out
 		}
-		apply := func(ch *messagesChan, right []Message, label string) {
+		apply := func(ch *messagesChan, model []Message, right []Message, label string) []Message {
 			before := renderMsgs(ch.view())
 			_, err := ch.update([]any{right})
 			want, werr := msgsModel(model, right)
@@ -105,47 +105,68 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 				if got := renderMsgs(ch.view()); !slices.Equal(got, before) {
 					t.Fatalf("%s: a failed update changed the channel:\n got %v\nwant %v", label, got, before)
 				}
-				return
+				return model
 			}
 			if got := renderMsgs(ch.view()); !slices.Equal(got, renderMsgs(want)) {
 				t.Fatalf("%s:\n got %v\nwant %v", label, got, renderMsgs(want))
 			}
+			return want
+		}
+		hold := func(ch *messagesChan) {
+			v, _ := ch.get()
+			views = append(views, held{v.([]Message), renderMsgs(v.([]Message))})
+		}
+		// checkpoint takes a checkpoint of c and, when the run ends,
+		// gives back its array's spare capacity
+		checkpoint := func(end bool) []Message {
+			v, _ := c.checkpoint()
+			lc.put(c)
+			if end {
+				c.release()
+			}
+			return v.([]Message)
+		}
+		restore := func(v []Message) *messagesChan {
+			li := lc.get(v)
+			if rapid.Bool().Draw(t, "saver rebuilt the list") {
+				v = slices.Clone(v)
+				li = lc.get(v)
+			}
+			return c.restoreIndexed(v, true, li).(*messagesChan)
 		}
 		steps := rapid.IntRange(1, 40).Draw(t, "steps")
 		for range steps {
-			switch rapid.IntRange(0, 5).Draw(t, "op") {
+			switch rapid.IntRange(0, 6).Draw(t, "op") {
 			case 0, 1:
-				right := batch()
-				apply(c, right, "update")
-				if m, err := msgsModel(model, right); err == nil {
-					model = m
-				}
+				model = apply(c, model, batch(), "update")
 			case 2, 3:
-				// a checkpoint, and the next run restored from it
-				v, _ := c.checkpoint()
-				lc.put(c)
-				li := lc.get(v)
-				if rapid.Bool().Draw(t, "saver rebuilt the list") {
-					v = slices.Clone(v.([]Message))
-					li = lc.get(v)
-				}
-				c = c.restoreIndexed(v, true, li).(*messagesChan)
+				// the run ends (or not: another run may start from the
+				// same checkpoint meanwhile) and the next run of the
+				// thread starts from its newest checkpoint
+				c = restore(checkpoint(rapid.Bool().Draw(t, "run ended")))
 			case 4:
+				// two runs start from the same checkpoint: one may take
+				// the array's spare capacity, the other must copy
+				v := checkpoint(true)
+				a, b := restore(v), restore(v)
+				modelA := apply(a, model, batch(), "first sibling")
+				hold(a)
+				modelB := apply(b, model, batch(), "second sibling")
+				hold(b)
+				c, model = b, modelB
+				if rapid.Bool().Draw(t, "go on with the first") {
+					c, model = a, modelA
+				}
+			case 5:
 				// a fresh read: the fork takes the writes, then the
 				// superstep applies the same writes to the channel
 				right := batch()
-				inPlace := rapid.Bool().Draw(t, "in place")
-				f := c.fork(inPlace)
-				saved := model
-				apply(f, right, "fork")
-				views = append(views, held{f.view(), renderMsgs(f.view())})
-				apply(c, right, "after fork")
-				if m, err := msgsModel(saved, right); err == nil {
-					model = m
-				}
-			case 5:
-				v, _ := c.get()
-				views = append(views, held{v.([]Message), renderMsgs(v.([]Message))})
+				f := c.fork(rapid.Bool().Draw(t, "in place"))
+				apply(f, model, right, "fork")
+				hold(f)
+				model = apply(c, model, right, "after fork")
+			case 6:
+				hold(c)
 			}
 			for i, h := range views {
 				if got := renderMsgs(h.view); !slices.Equal(got, h.want) {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"weak"
 )
 
 // Prompt is create_react_agent's prompt: a system text, a system message,
@@ -190,6 +192,7 @@ type reactAgent struct {
 	returnDirect map[string]bool
 	structName   string
 	structSchema *Schema
+	history      historyCache
 }
 
 func (a *reactAgent) build() (*Graph, error) {
@@ -312,37 +315,105 @@ func validateChatHistory(msgs []Message) error {
 // next AI message: the usual shape of a history, checked without a map.
 // False means only that the full check must run.
 func historyComplete(msgs []Message) bool {
-	var open []ToolCall // calls of the last AI message: answered ones first
-	answered := 0
-	cloned := false
-	for i := range msgs {
+	var s historyScan
+	return s.scan(msgs) && s.complete()
+}
+
+// historyScan is historyComplete's position in a list: it has read the
+// first n messages; open holds the calls of the last AI message among them
+// (answered ones first) and answered counts those answered.
+type historyScan struct {
+	n        int
+	lastID   string // the ID of message n-1, to recognise the list
+	open     []ToolCall
+	answered int
+	cloned   bool // open is the scan's own copy
+}
+
+// scan reads msgs[s.n:]; false means the history is not of the usual
+// shape.
+func (s *historyScan) scan(msgs []Message) bool {
+	for i := s.n; i < len(msgs); i++ {
 		m := &msgs[i]
 		switch m.Type {
 		case TypeAI:
-			if answered < len(open) {
+			if s.answered < len(s.open) {
 				return false
 			}
-			open, answered, cloned = m.ToolCalls, 0, false
+			s.open, s.answered, s.cloned = m.ToolCalls, 0, false
 		case TypeTool:
-			j := answered
-			for j < len(open) && open[j].ID != m.ToolCallID {
+			j := s.answered
+			for j < len(s.open) && s.open[j].ID != m.ToolCallID {
 				j++
 			}
-			if j == len(open) {
+			if j == len(s.open) {
 				return false
 			}
-			if j != answered {
+			if j != s.answered {
 				// answered out of call order: move the call to the
 				// answered ones, in a copy (open is the message's)
-				if !cloned {
-					open, cloned = slices.Clone(open), true
+				if !s.cloned {
+					s.open, s.cloned = slices.Clone(s.open), true
 				}
-				open[answered], open[j] = open[j], open[answered]
+				s.open[s.answered], s.open[j] = s.open[j], s.open[s.answered]
 			}
-			answered++
+			s.answered++
 		}
 	}
-	return answered == len(open)
+	s.n = len(msgs)
+	if s.n > 0 {
+		s.lastID = msgs[s.n-1].ID
+	}
+	return true
+}
+
+func (s *historyScan) complete() bool { return s.answered == len(s.open) }
+
+// historyCache remembers where historyComplete stopped on long message
+// lists, so the next model call of a growing thread (its list appended in
+// place, see messagesChan) reads only the new messages. A list is
+// recognised by its array and the ID at the position the scan stopped;
+// lists never change below their length. Entries are keyed by a weak
+// pointer, and the cache is emptied when it holds historyCacheSize.
+type historyCache struct {
+	mu sync.Mutex
+	m  map[weak.Pointer[Message]]historyScan
+}
+
+const (
+	historyCacheSize = 16
+	// historyCacheMin is the shortest list worth remembering.
+	historyCacheMin = 64
+)
+
+// validate is validateChatHistory, resuming a remembered scan.
+func (hc *historyCache) validate(msgs []Message) error {
+	if len(msgs) < historyCacheMin {
+		return validateChatHistory(msgs)
+	}
+	key := weak.Make(&msgs[0])
+	hc.mu.Lock()
+	s, ok := hc.m[key]
+	hc.mu.Unlock()
+	if !ok || s.n > len(msgs) || s.n == 0 || msgs[s.n-1].ID != s.lastID {
+		s = historyScan{}
+	}
+	// the remembered copy of open may be resumed by another call at the
+	// same time: copy before swapping
+	s.cloned = false
+	if !s.scan(msgs) {
+		return validateChatHistory(msgs)
+	}
+	hc.mu.Lock()
+	if hc.m == nil || len(hc.m) >= historyCacheSize {
+		hc.m = map[weak.Pointer[Message]]historyScan{}
+	}
+	hc.m[key] = s
+	hc.mu.Unlock()
+	if !s.complete() {
+		return validateChatHistory(msgs)
+	}
+	return nil
 }
 
 func (a *reactAgent) model(ctx context.Context, state State) (ChatModel, error) {
@@ -378,7 +449,7 @@ func (a *reactAgent) callModel(ctx context.Context, state State) (any, error) {
 		}
 		msgs = m
 	}
-	if err := validateChatHistory(msgs); err != nil {
+	if err := a.history.validate(msgs); err != nil {
 		return nil, err
 	}
 	input, err := a.cfg.Prompt.apply(ctx, state, msgs)

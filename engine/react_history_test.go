@@ -55,3 +55,62 @@ func TestPropHistoryCompleteIsSound(t *testing.T) {
 		}
 	})
 }
+
+// TestPropHistoryCacheResumes checks the remembered scans: validating the
+// growing prefixes of one list (as the model calls of a thread growing in
+// place do), and now and then a shorter view of it, gives the full check's
+// verdict every time. Histories are mostly of the usual shape (each AI
+// message's calls answered right after it, in any order), with now and
+// then a call left unanswered or an answer to an older call.
+func TestPropHistoryCacheResumes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var msgs []Message
+		add := func(m Message) {
+			m.ID = fmt.Sprintf("m%d", len(msgs))
+			msgs = append(msgs, m)
+		}
+		var older []string
+		for len(msgs) < historyCacheMin+rapid.IntRange(0, 2*historyCacheMin).Draw(t, "extra") {
+			if rapid.IntRange(0, 4).Draw(t, "human") == 0 {
+				add(HumanMessage("q"))
+				continue
+			}
+			var tcs []ToolCall
+			for k := range rapid.IntRange(0, 3).Draw(t, "calls") {
+				tcs = append(tcs, ToolCall{Name: "t", Args: NewObject(), ID: fmt.Sprintf("c%d_%d", len(msgs), k)})
+			}
+			add(AIMessage("", tcs...))
+			order := rapid.Permutation(tcs).Draw(t, "answer order")
+			for _, tc := range order {
+				// rapid favours a range's ends: the anomalies sit inside it
+				switch rapid.IntRange(0, 99).Draw(t, "anomaly") {
+				case 50: // left unanswered
+				case 51:
+					if len(older) > 0 {
+						add(ToolMessage(Text("r"), "t", older[rapid.IntRange(0, len(older)-1).Draw(t, "older")]))
+					}
+				default:
+					add(ToolMessage(Text("r"), "t", tc.ID))
+				}
+			}
+			for _, tc := range tcs {
+				older = append(older, tc.ID)
+			}
+		}
+		n := len(msgs)
+		var hc historyCache
+		k := rapid.IntRange(historyCacheMin, n).Draw(t, "first length")
+		for range rapid.IntRange(2, 30).Draw(t, "calls of the model") {
+			if rapid.IntRange(0, 4).Draw(t, "shorter view") == 0 {
+				k = rapid.IntRange(0, n).Draw(t, "length")
+			} else {
+				k = min(n, k+rapid.IntRange(1, 12).Draw(t, "grown by"))
+			}
+			view := msgs[:k:k]
+			want := validateChatHistory(view)
+			if got := hc.validate(view); (got == nil) != (want == nil) {
+				t.Fatalf("validate(first %d) = %v, full check %v", k, got, want)
+			}
+		}
+	})
+}

@@ -92,6 +92,7 @@ func (g *Graph) snapshot(ctx context.Context, cfg Config, saved *CheckpointTuple
 		return &StateSnapshot{Values: State{}, Config: CheckpointConfig{ThreadID: cfg.ThreadID}}, nil
 	}
 	r := g.readRun(ctx, cfg, saved)
+	defer r.releaseLists()
 	r.step = saved.Metadata.Step + 1
 	r.stop = r.step + 2
 	tasks, err := r.prepareTasks(true)
@@ -202,6 +203,7 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 		r.channels = g.channelsFrom(r.cp)
 		r.cpCfg = CheckpointConfig{ThreadID: cfg.ThreadID}
 	}
+	defer r.releaseLists()
 	r.seed = seedOf(cfg.ThreadID, values)
 	r.step, r.stop = step+1, step+3
 
