@@ -41,7 +41,7 @@ func workloadNote(name string) string {
 	case "W3":
 		return "W3 and W4 use a stateless scripted model that answers from the request (tool call until K tool results follow the last human message, then a final answer): llm.Scripted deep-copies every request it records, which would add the fake's own O(thread) cost to the engine's."
 	case "W4":
-		return "W4 measures a turn (input, agent, tools, agent: 4 supersteps) forked from a checkpoint holding M messages; per-step time is the turn's wall time / 4, so the loading of the checkpoint is included. With no checkpointer the M messages are the turn's input."
+		return "W4 measures a turn (input, agent, tools, agent: 4 supersteps) on a thread of M messages; per-step time is the turn's wall time / 4, so loading the checkpoint is included. from=fork starts every turn from the same prefilled checkpoint (a fork: the list is copied once per turn); from=newest continues the thread from its newest checkpoint, as a conversation does (a sample runs at most 16 turns, so the thread holds M to M+64 messages, then it is prefilled again off the clock); with no checkpointer (from=input) the M messages are the turn's input."
 	case "W5":
 		return "W5: a generated corpus of scenario files (scripted model and tools, 1-3 tools, 1-3 cycles of 1-3 parallel calls) parsed and run by the harness with expectations and invariants checked; no cassette (scripted models) and no golden files or reports (file I/O)."
 	}

@@ -40,8 +40,9 @@ median of repeated samples with its 95% confidence interval:
       cannot hide stalls) and closed load (N workers back to back)
   W3  agent loop: K cycles of model → tool → model, µs per cycle, with no
       checkpointer, the in-memory one and SQLite
-  W4  one turn on a thread of 10, 100, 1,000 and 10,000 messages: time and
-      bytes per superstep per checkpointer, with the fitted growth
+  W4  one turn on a thread of 10, 100, 1,000 and 10,000 messages, forked
+      from one checkpoint or continuing the thread: time and bytes per
+      superstep per checkpointer, with the fitted growth
   W5  replay throughput: generated create_react_agent scenarios per second
 
 Each case is warmed up, then sampled --count times. W1, W3, W4 and W5 also
