@@ -34,8 +34,9 @@
 //   - W4: one turn (input, agent, tools, agent: 4 supersteps) on a thread
 //     of 10, 100, 1,000 and 10,000 messages, started (param from) either
 //     from the same prefilled checkpoint every time (fork) or from the
-//     thread's newest checkpoint, the thread growing turn by turn for at
-//     most 16 turns a sample (newest); with no checkpointer the messages
+//     thread's newest checkpoint, the thread growing turn by turn
+//     (newest), at most 16 turns a sample before the thread is prefilled
+//     again; with no checkpointer the messages
 //     are the input (input): us_per_step, allocations and bytes allocated per step,
 //     and for SQLite the bytes stored per step. The report fits the
 //     medians with gonum (FitGrowth): a power law t = c·Mᵉ over all
