@@ -148,7 +148,7 @@ func BenchmarkW5Replay(b *testing.B) {
 
 // benchOp runs an op for b.N iterations and reports µs per unit. A reset
 // of the op (emptying its checkpointer) happens every 1,000 runs, or every
-// maxIters runs when the op sets it, off the clock.
+// resetEvery runs when the op sets it, off the clock.
 func benchOp(b *testing.B, p *op, unit string) {
 	ctx := context.Background()
 	if p.reset != nil {
@@ -157,8 +157,8 @@ func benchOp(b *testing.B, p *op, unit string) {
 		}
 	}
 	every := 1000
-	if p.maxIters > 0 {
-		every = p.maxIters
+	if p.resetEvery > 0 {
+		every = p.resetEvery
 	}
 	b.ReportAllocs()
 	i := 0

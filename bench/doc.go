@@ -35,8 +35,8 @@
 //     of 10, 100, 1,000 and 10,000 messages, started (param from) either
 //     from the same prefilled checkpoint every time (fork) or from the
 //     thread's newest checkpoint, the thread growing turn by turn
-//     (newest), at most 16 turns a sample before the thread is prefilled
-//     again; with no checkpointer the messages
+//     (newest), the thread prefilled again every 16 turns off the
+//     clock; with no checkpointer the messages
 //     are the input (input): us_per_step, allocations and bytes allocated per step,
 //     and for SQLite the bytes stored per step. The report fits the
 //     medians with gonum (FitGrowth): a power law t = c·Mᵉ over all

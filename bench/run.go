@@ -254,9 +254,9 @@ type op struct {
 	// reset, when set, runs untimed before each sample (to bound the
 	// memory a checkpointer accumulates).
 	reset func(ctx context.Context) error
-	// maxIters, when set, ends a sample after that many runs even before
-	// the sample time (an op whose state grows run by run).
-	maxIters int
+	// resetEvery, when set, resets the op (off the clock) every that many
+	// runs within a sample too: an op whose state grows run by run.
+	resetEvery int
 	// counters, when set, returns counters whose growth over a sample
 	// the metrics use (bytes a checkpointer stored).
 	counters func() []float64
@@ -356,6 +356,10 @@ func (s *opSampler) sample(ctx context.Context) (sampleOut, error) {
 	start := time.Now()
 	prev := start
 	iters := 0
+	// what the resets within the sample took, subtracted from the sample
+	var paused, pausedCPU time.Duration
+	var pausedMallocs, pausedBytes uint64
+	var pausedCounters []float64
 	for {
 		if err := s.op.run(ctx); err != nil {
 			return sampleOut{}, err
@@ -368,20 +372,54 @@ func (s *opSampler) sample(ctx context.Context) (sampleOut, error) {
 			lats = append(lats, float64(now.Sub(prev).Nanoseconds())/1e3)
 		}
 		prev = now
-		if now.Sub(start) >= s.sampleTime || (s.op.maxIters > 0 && iters >= s.op.maxIters) {
+		if now.Sub(start)-paused >= s.sampleTime {
 			break
 		}
+		if s.op.resetEvery > 0 && iters%s.op.resetEvery == 0 && s.op.reset != nil {
+			var ma, mb runtime.MemStats
+			runtime.ReadMemStats(&ma)
+			cpuA, _ := processCPU()
+			var ca []float64
+			if s.op.counters != nil {
+				ca = s.op.counters()
+			}
+			if err := s.op.reset(ctx); err != nil {
+				return sampleOut{}, err
+			}
+			// the reset's garbage is not the op's to collect
+			runtime.GC()
+			if s.op.counters != nil {
+				cb := s.op.counters()
+				if pausedCounters == nil {
+					pausedCounters = make([]float64, len(cb))
+				}
+				for i := range cb {
+					pausedCounters[i] += cb[i] - ca[i]
+				}
+			}
+			cpuB, _ := processCPU()
+			runtime.ReadMemStats(&mb)
+			pausedCPU += cpuB - cpuA
+			pausedMallocs += mb.Mallocs - ma.Mallocs
+			pausedBytes += mb.TotalAlloc - ma.TotalAlloc
+			resumed := time.Now()
+			paused += resumed.Sub(now)
+			prev = resumed
+		}
 	}
-	elapsed := prev.Sub(start)
+	elapsed := prev.Sub(start) - paused
 	cpu1, _ := processCPU()
 	runtime.ReadMemStats(&m1)
-	raw := rawSample{iters: iters, elapsed: elapsed, mallocs: m1.Mallocs - m0.Mallocs, bytes: m1.TotalAlloc - m0.TotalAlloc, units: s.op.units,
-		cpu: cpu1 - cpu0, cpuOK: cpuOK}
+	raw := rawSample{iters: iters, elapsed: elapsed, mallocs: m1.Mallocs - m0.Mallocs - pausedMallocs, bytes: m1.TotalAlloc - m0.TotalAlloc - pausedBytes, units: s.op.units,
+		cpu: cpu1 - cpu0 - pausedCPU, cpuOK: cpuOK}
 	if s.op.counters != nil {
 		c1 := s.op.counters()
 		raw.counters = make([]float64, len(c1))
 		for i := range c1 {
 			raw.counters[i] = c1[i] - c0[i]
+			if pausedCounters != nil {
+				raw.counters[i] -= pausedCounters[i]
+			}
 		}
 	}
 	return sampleOut{iters: iters, values: s.op.metrics(raw), latencies: lats}, nil

@@ -41,7 +41,7 @@ func workloadNote(name string) string {
 	case "W3":
 		return "W3 and W4 use a stateless scripted model that answers from the request (tool call until K tool results follow the last human message, then a final answer): llm.Scripted deep-copies every request it records, which would add the fake's own O(thread) cost to the engine's."
 	case "W4":
-		return "W4 measures a turn (input, agent, tools, agent: 4 supersteps) on a thread of M messages; per-step time is the turn's wall time / 4, so loading the checkpoint is included. from=fork starts every turn from the same prefilled checkpoint (a fork: the list is copied once per turn); from=newest continues the thread from its newest checkpoint, as a conversation does (so the thread holds M to M+64 messages in a sample); with a checkpointer a sample runs at most 16 turns, then the thread is prefilled again off the clock; with no checkpointer (from=input) the M messages are the turn's input."
+		return "W4 measures a turn (input, agent, tools, agent: 4 supersteps) on a thread of M messages; per-step time is the turn's wall time / 4, so loading the checkpoint is included. from=fork starts every turn from the same prefilled checkpoint (a fork: the list is copied once per turn); from=newest continues the thread from its newest checkpoint, as a conversation does (so the thread holds M to M+64 messages); with a checkpointer the thread is prefilled again every 16 turns, off the clock; with no checkpointer (from=input) the M messages are the turn's input."
 	case "W5":
 		return "W5: a generated corpus of scenario files (scripted model and tools, 1-3 tools, 1-3 cycles of 1-3 parallel calls) parsed and run by the harness with expectations and invariants checked; no cassette (scripted models) and no golden files or reports (file I/O)."
 	}
@@ -582,11 +582,11 @@ const (
 	FromInput  = "input"
 )
 
-// w4Turns is how many turns a W4 sample with a checkpointer runs at most
-// before the thread is prefilled again: a "newest" thread grows by 4
-// messages a turn, so a sample sees M to M+4·w4Turns messages, and every
-// "fork" leaves its own copy of the list in the checkpointer, which would
-// otherwise pile up (and GC work with it) for as long as the sample runs.
+// w4Turns is how many turns W4 runs with a checkpointer before the thread
+// is prefilled again, off the clock: a "newest" thread grows by 4 messages
+// a turn, so it holds M to M+4·w4Turns messages, and every "fork" leaves
+// its own copy of the list in the checkpointer, which would otherwise pile
+// up (and GC work with it) for as long as the sample runs.
 const w4Turns = 16
 
 // ThreadGrowthOp returns W4's operation: one turn (a human message, a
@@ -644,7 +644,7 @@ func ThreadGrowthOp(ctx context.Context, m int, kind, from, dir string, delay ti
 	input := engine.State{"messages": []engine.Message{question}}
 	p.reset = prefill
 	p.counters = stored
-	p.maxIters = w4Turns
+	p.resetEvery = w4Turns
 	if from == FromNewest {
 		p.run = func(ctx context.Context) error {
 			res, err := agent.Invoke(ctx, input, engine.Config{ThreadID: thread})
