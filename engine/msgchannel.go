@@ -83,12 +83,13 @@ type idIndex struct {
 	n   int
 }
 
-// listIndex is an idIndex with the length of the list it was taken for:
-// a channel restored from a checkpoint uses it only when the checkpoint
-// still holds that very list (the same array, the same length).
+// listIndex is what the graph remembers of a message array: the newest
+// ID index taken over it and its claim. The index serves every list on
+// that array, whatever its length: elements below a list's length never
+// change, so the index's positions below it are right, and find checks a
+// position against the list before it trusts it.
 type listIndex struct {
 	idx   *idIndex
-	n     int
 	claim *arrayClaim
 }
 
@@ -117,10 +118,14 @@ func (lc *listCache) put(c *messagesChan) {
 		return
 	}
 	key := weak.Make(&c.msgs[0])
-	li := listIndex{idx: c.idx, n: len(c.msgs), claim: c.claim}
+	li := listIndex{idx: c.idx, claim: c.claim}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	if _, ok := lc.entries[key]; !ok && len(lc.order) == listCacheSize {
+	old, ok := lc.entries[key]
+	if li.idx == nil {
+		li.idx = old.idx
+	}
+	if !ok && len(lc.order) == listCacheSize {
 		delete(lc.entries, lc.order[0])
 		lc.order = append(lc.order[:0], lc.order[1:]...)
 	}
@@ -149,9 +154,6 @@ func (lc *listCache) get(v any) listIndex {
 		lc.touch(key)
 	}
 	lc.mu.Unlock()
-	if li.n != len(msgs) {
-		return listIndex{}
-	}
 	return li
 }
 
@@ -206,8 +208,8 @@ func (c *messagesChan) restoreIndexed(v any, ok bool, li listIndex) channel {
 		msgs = []Message{}
 	}
 	n.prefix = len(msgs)
-	if (li.idx != nil || li.claim != nil) && len(msgs) == li.n {
-		// the list a channel made: its messages have IDs
+	if li.idx != nil || li.claim != nil {
+		// a list a channel made: its messages have IDs
 		n.set(msgs[:len(msgs):len(msgs)])
 		if li.claim.sameArray(msgs) {
 			n.claim = li.claim
@@ -315,6 +317,21 @@ func (c *messagesChan) find(msgs []Message, id string) (int, bool) {
 	return 0, false
 }
 
+// grow returns msgs in a new array with room for at least n more. Long
+// lists grow by an eighth (append's quarter is memory that every copy of a
+// forked thread zeroes and the GC scans); the growth stays geometric, so
+// appends stay amortized O(1).
+func grow(msgs []Message, n int) []Message {
+	want := len(msgs) + n
+	extra := want / 8
+	if want < 1024 {
+		extra = max(want, 4) // short lists double, as append does
+	}
+	out := make([]Message, len(msgs), want+extra)
+	copy(out, msgs)
+	return out
+}
+
 // reindex builds a new shared index over the channel's messages; msgs
 // starts with them, and its further messages (appended by an add under
 // way) are tracked in delta, so a failed add leaves no trace in the index.
@@ -386,6 +403,9 @@ func (c *messagesChan) add(right []Message) error {
 		}
 		if m.Type == TypeRemove {
 			return NewError("ValueError", fmt.Sprintf("Attempting to delete a message with an ID that doesn't exist ('%s')", m.ID))
+		}
+		if len(msgs) == cap(msgs) {
+			msgs = grow(msgs, len(right))
 		}
 		msgs = append(msgs, m)
 		if c.idx != nil {
