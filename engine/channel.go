@@ -187,19 +187,19 @@ func (c *topic) update(values []any) (bool, error) {
 	}
 	return updated, nil
 }
+// get returns the packets without copying them: update always starts a
+// new list, so a list handed out never changes (it is clipped, so an
+// append by its holder copies).
 func (c *topic) get() (any, bool) {
 	if len(c.values) == 0 {
 		return nil, false
 	}
-	return append([]any(nil), c.values...), true
+	return c.values[:len(c.values):len(c.values)], true
 }
 func (c *topic) consume() bool { return false }
 func (c *topic) finish() bool  { return false }
 func (c *topic) checkpoint() (any, bool) {
-	if len(c.values) == 0 {
-		return nil, false
-	}
-	return append([]any(nil), c.values...), true
+	return c.get()
 }
 func (c *topic) restore(v any, ok bool) channel {
 	n := &topic{key: c.key}
