@@ -76,7 +76,11 @@ func WriteCharts(r *Report, dir string) ([]Chart, error) {
 		if len(ss) == 0 {
 			return nil
 		}
-		if err := lineChart(filepath.Join(dir, file), title, xLabel, yLabel, logY, ss); err != nil {
+		// the lines rise to the right, so the legend goes in the bottom
+		// right corner; W4's flat series run along the bottom, so there it
+		// goes top left, above the short threads
+		topLeft := strings.HasPrefix(file, "w4_")
+		if err := lineChart(filepath.Join(dir, file), title, xLabel, yLabel, logY, topLeft, ss); err != nil {
 			return fmt.Errorf("chart %s: %w", file, err)
 		}
 		out = append(out, Chart{File: file, Title: title})
@@ -121,12 +125,17 @@ var palette = []color.Color{
 	color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
 	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
 	color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff},
+	color.RGBA{R: 0xe3, G: 0x77, B: 0xc2, A: 0xff},
+	color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff},
+	color.RGBA{R: 0xbc, G: 0xbd, B: 0x22, A: 0xff},
+	color.RGBA{R: 0x17, G: 0xbe, B: 0xcf, A: 0xff},
 }
 
 // lineChart draws series on a log x axis (and a log y axis when logY)
 // with error bars for their intervals, and saves it; the format follows
-// the file's extension (.svg, .png, .pdf).
-func lineChart(path, title, xLabel, yLabel string, logY bool, ss []series) error {
+// the file's extension (.svg, .png, .pdf). The legend goes in the top left
+// corner with topLeft, in the bottom right one otherwise.
+func lineChart(path, title, xLabel, yLabel string, logY, topLeft bool, ss []series) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xLabel
@@ -138,11 +147,11 @@ func lineChart(path, title, xLabel, yLabel string, logY bool, ss []series) error
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	p.Add(plotter.NewGrid())
-	// the lines rise to the right: the bottom right corner stays clear
-	p.Legend.Top = false
-	p.Legend.Left = false
-	p.Legend.XOffs = -vg.Points(8)
-	p.Legend.YOffs = vg.Points(8)
+	p.Legend.Top, p.Legend.Left = topLeft, topLeft
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(8), vg.Points(8)
+	if topLeft {
+		p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), -vg.Points(8)
+	}
 	for i, s := range ss {
 		var pts plotter.XYs
 		var errs plotter.YErrors
