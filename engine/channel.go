@@ -187,6 +187,7 @@ func (c *topic) update(values []any) (bool, error) {
 	}
 	return updated, nil
 }
+
 // get returns the packets without copying them: update always starts a
 // new list, so a list handed out never changes (it is clipped, so an
 // append by its holder copies).
