@@ -62,6 +62,14 @@
 // Chunks of one superstep therefore come in completion order; the state is
 // always in task order.
 //
+// Values are shared, not copied: the message list in a Result, a
+// StateSnapshot, a stream chunk or a checkpoint shares its array with the
+// thread (a run appends to a thread's list in place, past every length it
+// handed out, and a fork copies it). Treat them as read only: appending
+// to one copies it, but changing an element in place changes the thread.
+// A Checkpointer may keep the values it is given and hand them out again
+// (Memory does, and SQLite keeps recently decoded message lists).
+//
 // # Deliberate differences from LangGraph
 //
 //   - IDs are deterministic. LangGraph uses random UUIDs for messages and
