@@ -43,7 +43,9 @@ func render(msgs []engine.Message) string {
 // Under -race this also checks that the array's claim orders the writes.
 func TestThreadListsSharedSafely(t *testing.T) {
 	ctx := context.Background()
-	tool := cityTool("t", func(_ context.Context, inv engine.ToolInvocation) (any, error) { return fmt.Sprintf("r%d", argI(inv)), nil })
+	tool := cityTool("t", func(_ context.Context, inv engine.ToolInvocation) (any, error) {
+		return fmt.Sprintf("r%d", argI(inv)), nil
+	})
 	agent, err := engine.CreateReactAgent(engine.ReactAgentConfig{Model: echoModel{}, Tools: []engine.Tool{tool}, Checkpointer: checkpoint.NewMemory()})
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,14 @@ type SQLiteOptions struct {
 	// spread over (see SQLite); 0 means 8. Reading a checkpoint's list
 	// takes one query per list.
 	MaxListDepth int
+	// DecodedMessages bounds how many decoded messages the checkpointer
+	// keeps so that reading a long thread again decodes only what was
+	// appended since; 0 means 50,000, and -1 keeps none.
+	DecodedMessages int
 }
+
+// defaultDecodedMessages is DecodedMessages's default.
+const defaultDecodedMessages = 50_000
 
 // defaultMaxListDepth is MaxListDepth's default.
 const defaultMaxListDepth = 8
@@ -46,6 +53,9 @@ func (o SQLiteOptions) Validate() error {
 	}
 	if o.MaxListDepth < 0 {
 		errs = append(errs, fmt.Errorf("max list depth %d is negative", o.MaxListDepth))
+	}
+	if o.DecodedMessages < -1 {
+		errs = append(errs, fmt.Errorf("decoded messages %d is invalid: expected -1 (none), 0 (the default) or a positive count", o.DecodedMessages))
 	}
 	return errors.Join(errs...)
 }
@@ -255,6 +265,12 @@ func OpenSQLite(ctx context.Context, path string, opts SQLiteOptions) (*SQLite, 
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	s := &SQLite{path: path, db: db, w: w, maxDepth: opts.MaxListDepth, cache: map[threadKey]cachedCheckpoint{}}
+	switch s.decoded.max = opts.DecodedMessages; s.decoded.max {
+	case 0:
+		s.decoded.max = defaultDecodedMessages
+	case -1:
+		s.decoded.max = 0
+	}
 	if s.maxDepth == 0 {
 		s.maxDepth = defaultMaxListDepth
 	}

@@ -60,6 +60,7 @@ func newReader(ctx context.Context, tx *sql.Tx, tid int64, decoded *decodedLists
 // The lists handed out share these arrays; like every checkpoint value they
 // are read only.
 type decodedLists struct {
+	max     int // messages it may hold; 0 keeps none
 	mu      sync.Mutex
 	entries map[listKey][]engine.Message
 	order   []listKey // least recently used first
@@ -67,9 +68,6 @@ type decodedLists struct {
 }
 
 type listKey struct{ tid, list int64 }
-
-// maxDecodedMessages bounds the messages decodedLists holds.
-const maxDecodedMessages = 200_000
 
 func (d *decodedLists) get(tid, list int64) []engine.Message {
 	if d == nil {
@@ -87,7 +85,7 @@ func (d *decodedLists) get(tid, list int64) []engine.Message {
 
 // put remembers msgs as the first len(msgs) elements of the list.
 func (d *decodedLists) put(tid, list int64, msgs []engine.Message) {
-	if d == nil || len(msgs) > maxDecodedMessages {
+	if d == nil || len(msgs) > d.max {
 		return
 	}
 	d.mu.Lock()
@@ -106,7 +104,7 @@ func (d *decodedLists) put(tid, list int64, msgs []engine.Message) {
 	d.entries[k] = msgs
 	d.total += len(msgs)
 	d.touch(k)
-	for d.total > maxDecodedMessages {
+	for d.total > d.max {
 		oldest := d.order[0]
 		d.order = d.order[1:]
 		d.total -= len(d.entries[oldest])

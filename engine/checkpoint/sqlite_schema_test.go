@@ -138,6 +138,7 @@ func TestSQLiteSchemaVersions(t *testing.T) {
 			{"an in-memory database is not durable", ":memory:", checkpoint.SQLiteOptions{}},
 			{"a negative busy timeout", filepath.Join(dir, "x.db"), checkpoint.SQLiteOptions{BusyTimeout: -1}},
 			{"a negative list depth", filepath.Join(dir, "x.db"), checkpoint.SQLiteOptions{MaxListDepth: -1}},
+			{"a decoded-message bound below -1", filepath.Join(dir, "x.db"), checkpoint.SQLiteOptions{DecodedMessages: -2}},
 			{"a directory that does not exist", filepath.Join(dir, "missing", "x.db"), checkpoint.SQLiteOptions{}},
 		} {
 			if s, err := checkpoint.OpenSQLite(ctx, tc.path, tc.opts); err == nil {

@@ -77,10 +77,26 @@ func checkpointtestMessages(n int) []engine.Message { return checkpointtest.Samp
 // Every read must give the messages that were put, whatever was cached.
 func TestSQLiteDecodedListsStayRight(t *testing.T) {
 	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		decoded int
+	}{
+		{"default cache", 0},
+		{"a cache smaller than the lists (evictions)", 45},
+		{"no cache", -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			testDecodedLists(t, checkpoint.SQLiteOptions{DecodedMessages: tc.decoded})
+		})
+	}
+}
+
+func testDecodedLists(t *testing.T, opts checkpoint.SQLiteOptions) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "agenteval.db")
 	open := func() *checkpoint.SQLite {
-		db, err := checkpoint.OpenSQLite(ctx, path, checkpoint.SQLiteOptions{})
+		db, err := checkpoint.OpenSQLite(ctx, path, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
