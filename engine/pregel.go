@@ -292,18 +292,6 @@ func (r *run) enter(input any) error {
 	return r.first(input)
 }
 
-// seedOf distinguishes runs without a checkpointer so the IDs they make up
-// do not collide with IDs in their own input.
-// The seed is a digest, computed once per run: the IDs made from it hash
-// a short string however large the input is.
-func seedOf(thread string, input any) string {
-	b, err := MarshalValue(valueForJSON(input))
-	if err != nil {
-		b = []byte(fmt.Sprint(input))
-	}
-	return hashHex(thread + "|" + string(b))
-}
-
 func emptyCheckpoint() *Checkpoint {
 	return &Checkpoint{V: 4, ChannelValues: map[string]any{}, ChannelVersions: map[string]int64{}, VersionsSeen: map[string]map[string]int64{}}
 }
