@@ -9,7 +9,9 @@ import (
 // resume values for its interrupts (LangGraph's PregelScratchpad).
 type scratchpad struct {
 	step, stop int
-	taskNS     string
+	// name and id make the task's namespace (name:id), built when an
+	// interrupt needs it
+	name, id string
 
 	mu         sync.Mutex
 	interruptN int
@@ -20,6 +22,10 @@ type scratchpad struct {
 	task    *task
 	nullIdx int // the null task's resume write in run.pending, or -1
 }
+
+// taskNS is the task's namespace, name:id (LangGraph's checkpoint_ns of
+// the task), which interrupt IDs hash.
+func (sp *scratchpad) taskNS() string { return sp.name + ":" + sp.id }
 
 type scratchpadKey struct{}
 
@@ -58,5 +64,5 @@ func Interrupt(ctx context.Context, value any) (any, error) {
 		return v, nil
 	}
 	sp.mu.Unlock()
-	return nil, &InterruptError{Interrupts: []InterruptValue{{Value: value, ID: hashHex(sp.taskNS)}}}
+	return nil, &InterruptError{Interrupts: []InterruptValue{{Value: value, ID: hashHex(sp.taskNS())}}}
 }

@@ -208,8 +208,6 @@ func (t *task) pathStr() string {
 	return fmt.Sprintf("~%s, %010d", chPush, t.idx)
 }
 
-func (t *task) ns() string { return t.name + ":" + t.id }
-
 func (r *run) execute(input any) (err error) {
 	defer r.releaseLists()
 	r.saver = r.g.checkpointer
@@ -695,7 +693,7 @@ func managedValue(m Managed, step, stop int) any {
 }
 
 func (r *run) newScratchpad(t *task) *scratchpad {
-	sp := &scratchpad{step: r.step, stop: r.stop, taskNS: t.ns(), run: r, task: t, nullIdx: -1}
+	sp := &scratchpad{step: r.step, stop: r.stop, name: t.name, id: t.id, run: r, task: t, nullIdx: -1}
 	for i, w := range r.pending {
 		if w.TaskID == nullTaskID && w.Channel == chResume {
 			sp.nullIdx = i
@@ -713,7 +711,7 @@ func (r *run) newScratchpad(t *task) *scratchpad {
 		}
 	}
 	if r.resumeMap != nil {
-		if v, ok := r.resumeMap[hashHex(sp.taskNS)]; ok {
+		if v, ok := r.resumeMap[hashHex(sp.taskNS())]; ok {
 			sp.resume = append(sp.resume, v)
 		}
 	}

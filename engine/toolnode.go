@@ -226,6 +226,11 @@ func (n *ToolNode) Node() NodeFunc {
 // the tool messages under the messages key ([]Message for list input),
 // or, when a tool returned a Command, a []any of states and commands.
 func (n *ToolNode) Invoke(ctx context.Context, input any) (any, error) {
+	if tc, ok := input.(ToolCallWithContext); ok {
+		// one call sent by a v2 agent (the usual case): no lists to build
+		out, err := n.runOne(ctx, tc.Call, tc.State, inputToolCalls, RuntimeFrom(ctx))
+		return n.collect([]any{out}, []error{err}, inputToolCalls)
+	}
 	calls, states, kind, err := n.parseInput(input)
 	if err != nil {
 		return nil, err
