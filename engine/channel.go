@@ -69,13 +69,6 @@ func newBinop(key string, r Reducer) *binop {
 	return c
 }
 
-// prefixReducer is a reducer that can tell how much of a list it kept.
-type prefixReducer interface {
-	// reducePrefix is Reduce that also returns how many leading elements
-	// of current are unchanged at the start of the result.
-	reducePrefix(current, update any) (any, int, error)
-}
-
 func (c *binop) resetPrefix() {
 	c.prefix = -1
 	if n, ok := listLen(c.value); ok && c.set {
@@ -103,15 +96,6 @@ func (c *binop) update(values []any) (bool, error) {
 		c.prefix = 0
 	}
 	for _, v := range values {
-		if pr, ok := c.reducer.(prefixReducer); ok && c.prefix >= 0 {
-			nv, p, err := pr.reducePrefix(c.value, v)
-			if err != nil {
-				return false, fmt.Errorf("at key '%s': %w", c.key, err)
-			}
-			c.value = nv
-			c.prefix = min(c.prefix, p)
-			continue
-		}
 		nv, err := c.reducer.Reduce(c.value, v)
 		if err != nil {
 			return false, fmt.Errorf("at key '%s': %w", c.key, err)

@@ -3,7 +3,6 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"strconv"
 )
 
@@ -19,21 +18,16 @@ type AddMessagesReducer struct{}
 func (AddMessagesReducer) Zero() (any, bool) { return []Message{}, true }
 
 // Reduce merges update into current.
-func (r AddMessagesReducer) Reduce(current, update any) (any, error) {
-	v, _, err := r.reducePrefix(current, update)
-	return v, err
-}
-
-func (AddMessagesReducer) reducePrefix(current, update any) (any, int, error) {
+func (AddMessagesReducer) Reduce(current, update any) (any, error) {
 	left, err := MessagesFromValue(current)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	right, err := MessagesFromValue(update)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return addMessages(left, right)
+	return AddMessages(left, right)
 }
 
 // normalizeWrite coerces a write to []Message and gives messages without an
@@ -66,84 +60,16 @@ type writeNormalizer interface {
 }
 
 // AddMessages merges right into left as the add_messages reducer does.
-// Neither slice is modified. Messages without IDs get IDs derived from
-// their position, so the result is deterministic.
+// Neither slice is modified (the result may share left's array when right
+// changes nothing). Messages without IDs get IDs derived from their
+// position, so the result is deterministic. It is the messages channel's
+// own merge (messagesChan.add) on a channel holding left.
 func AddMessages(left, right []Message) ([]Message, error) {
-	out, _, err := addMessages(left, right)
-	return out, err
-}
-
-// addMessages also returns how many leading messages of left the result
-// keeps unchanged, so checkpointers can store only what was added.
-func addMessages(left, right []Message) ([]Message, int, error) {
-	left = withIDs(left, "left", 0)
-	right = withIDs(right, "right", len(left))
-	removeAll := -1
-	for i, m := range right {
-		if m.Type == TypeRemove && m.ID == RemoveAllMessages {
-			removeAll = i
-		}
+	c := newMessagesChan("").restore(left, true).(*messagesChan)
+	if err := c.add(right); err != nil {
+		return nil, err
 	}
-	if removeAll >= 0 {
-		return append([]Message{}, right[removeAll+1:]...), 0, nil
-	}
-	kept := len(left)
-	merged := make([]Message, len(left), len(left)+len(right))
-	copy(merged, left)
-	// a few new messages (the usual update) are found by scanning from the
-	// end, which costs no allocation; many build an index once
-	var byID map[string]int
-	if len(right) > 8 {
-		byID = make(map[string]int, len(merged)+len(right))
-		for i, m := range merged {
-			byID[m.ID] = i
-		}
-	}
-	find := func(id string) (int, bool) {
-		if byID != nil {
-			i, ok := byID[id]
-			return i, ok
-		}
-		for i := len(merged) - 1; i >= 0; i-- {
-			if merged[i].ID == id {
-				return i, true
-			}
-		}
-		return 0, false
-	}
-	var remove map[string]bool
-	for _, m := range right {
-		if i, ok := find(m.ID); ok {
-			kept = min(kept, i)
-			if m.Type == TypeRemove {
-				if remove == nil {
-					remove = map[string]bool{}
-				}
-				remove[m.ID] = true
-			} else {
-				delete(remove, m.ID)
-				merged[i] = m
-			}
-			continue
-		}
-		if m.Type == TypeRemove {
-			return nil, 0, NewError("ValueError", fmt.Sprintf("Attempting to delete a message with an ID that doesn't exist ('%s')", m.ID))
-		}
-		if byID != nil {
-			byID[m.ID] = len(merged)
-		}
-		merged = append(merged, m)
-	}
-	if len(remove) > 0 {
-		rest := merged[:0:0]
-		for _, m := range merged {
-			if !remove[m.ID] {
-				rest = append(rest, m)
-			}
-		}
-		merged = rest
-	}
-	return merged, kept, nil
+	return c.view(), nil
 }
 
 // withIDs gives messages without IDs a deterministic one based on their
