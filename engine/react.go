@@ -282,6 +282,12 @@ func validateChatHistory(msgs []Message) error {
 	if historyComplete(msgs) {
 		return nil
 	}
+	return checkEveryCallAnswered(msgs)
+}
+
+// checkEveryCallAnswered is LangGraph's _validate_chat_history: every
+// tool call of every AI message has a ToolMessage somewhere in msgs.
+func checkEveryCallAnswered(msgs []Message) error {
 	answered := map[string]bool{}
 	for _, m := range msgs {
 		if m.Type == TypeTool {
@@ -402,7 +408,7 @@ func (hc *historyCache) validate(msgs []Message) error {
 	// same time: copy before swapping
 	s.cloned = false
 	if !s.scan(msgs) {
-		return validateChatHistory(msgs)
+		return checkEveryCallAnswered(msgs)
 	}
 	hc.mu.Lock()
 	if hc.m == nil || len(hc.m) >= historyCacheSize {
@@ -411,7 +417,7 @@ func (hc *historyCache) validate(msgs []Message) error {
 	hc.m[key] = s
 	hc.mu.Unlock()
 	if !s.complete() {
-		return validateChatHistory(msgs)
+		return checkEveryCallAnswered(msgs)
 	}
 	return nil
 }
