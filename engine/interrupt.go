@@ -9,15 +9,12 @@ import (
 // resume values for its interrupts (LangGraph's PregelScratchpad).
 type scratchpad struct {
 	step, stop int
-	// name and id make the task's namespace (name:id), built when an
-	// interrupt needs it
-	name, id string
 
 	mu         sync.Mutex
 	interruptN int
 	resume     []any
-	// run and task are where the resume values live; nil for a task made
-	// by UpdateState, which has none
+	// task is the scratchpad's task; run is where its resume values live,
+	// nil for a task made by UpdateState, which has none
 	run     *run
 	task    *task
 	nullIdx int // the null task's resume write in run.pending, or -1
@@ -25,7 +22,7 @@ type scratchpad struct {
 
 // taskNS is the task's namespace, name:id (LangGraph's checkpoint_ns of
 // the task), which interrupt IDs hash.
-func (sp *scratchpad) taskNS() string { return sp.name + ":" + sp.id }
+func (sp *scratchpad) taskNS() string { return sp.task.name + ":" + sp.task.id }
 
 type scratchpadKey struct{}
 

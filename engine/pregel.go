@@ -693,7 +693,7 @@ func managedValue(m Managed, step, stop int) any {
 }
 
 func (r *run) newScratchpad(t *task) *scratchpad {
-	sp := &scratchpad{step: r.step, stop: r.stop, name: t.name, id: t.id, run: r, task: t, nullIdx: -1}
+	sp := &scratchpad{step: r.step, stop: r.stop, run: r, task: t, nullIdx: -1}
 	for i, w := range r.pending {
 		if w.TaskID == nullTaskID && w.Channel == chResume {
 			sp.nullIdx = i
@@ -743,7 +743,7 @@ func (sp *scratchpad) nullResume(consume bool) (any, bool) {
 // interrupt consumed).
 func (sp *scratchpad) recordWrite(w write) {
 	t := sp.task
-	if sp.run == nil || t == nil {
+	if sp.run == nil {
 		return
 	}
 	t.mu.Lock()

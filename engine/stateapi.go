@@ -251,7 +251,7 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 		taskID = ids[0]
 	}
 	t := &task{id: taskID, name: asNode, kind: pullTask, node: node, triggers: []string{chInterrupt}}
-	t.scratch = &scratchpad{step: step, stop: step + 2, name: t.name, id: t.id}
+	t.scratch = &scratchpad{step: step, stop: step + 2, task: t, nullIdx: -1}
 	n := 0
 	emit := func(ws ...write) {
 		for _, w := range ws {
