@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -34,27 +35,53 @@ import (
 // messages a long list has beyond one it hashed before.
 func seedOf(thread string, input any) string {
 	var c *seedCache
-	return c.seed(thread, input)
+	s, _ := c.seed(thread, input)
+	return s
 }
 
 // seed is seedOf, resuming the hash of a long message list from where an
-// earlier run left it (see seedCache); a nil cache hashes everything.
-func (c *seedCache) seed(thread string, input any) string {
+// earlier run left it (see seedCache); a nil cache hashes everything. It
+// also returns the long message lists of the input that the cache
+// recognised (see knownList).
+func (c *seedCache) seed(thread string, input any) (string, []knownList) {
 	h := sha256.New()
 	h.Write([]byte(thread + "|"))
 	var buf bytes.Buffer
-	if err := c.hashJSON(h, &buf, input); err != nil {
+	var known []knownList
+	if err := c.hashJSON(h, &buf, input, &known); err != nil {
 		h.Reset()
 		h.Write([]byte(thread + "|" + fmt.Sprint(input)))
+		known = nil
 	}
 	sum := h.Sum(nil)
-	return hex.EncodeToString(sum[:16])
+	return hex.EncodeToString(sum[:16]), known
+}
+
+// knownList is a long message list of a run's input that the seed cache
+// compared with its snapshot: every message of list equals (shallowly, see
+// seedCache) the one at its position in snap, the snapshot of entry at the
+// time. The run uses what the graph derived from the snapshot (its ID
+// index, see seedEntry.index) instead of reading the list again.
+type knownList struct {
+	list, snap []Message
+	entry      *seedEntry
+}
+
+// of returns the known list that msgs is (the same array and length).
+func knownListOf(known []knownList, msgs []Message) (knownList, bool) {
+	for _, k := range known {
+		if len(msgs) > 0 && len(k.list) == len(msgs) && &k.list[0] == &msgs[0] {
+			return k, true
+		}
+	}
+	return knownList{}, false
 }
 
 // hashJSON writes value.WriteJSON(valueForJSON(v)) to h. Containers valueForJSON
 // only rebuilds (states, maps, lists, message lists) are walked here;
-// anything else is encoded into buf and written.
-func (c *seedCache) hashJSON(h hash.Hash, buf *bytes.Buffer, v any) error {
+// anything else is encoded into buf and written. Long message lists the
+// cache recognised or remembered are added to known.
+func (c *seedCache) hashJSON(h hash.Hash, buf *bytes.Buffer, v any, known *[]knownList) error {
 	object := func(keys []string, valueOf func(k string) any) error {
 		h.Write([]byte{'{'})
 		for i, k := range keys {
@@ -65,7 +92,7 @@ func (c *seedCache) hashJSON(h hash.Hash, buf *bytes.Buffer, v any) error {
 			_ = value.WriteJSON(buf, k) // a string cannot fail
 			buf.WriteByte(':')
 			h.Write(buf.Bytes())
-			if err := c.hashJSON(h, buf, valueOf(k)); err != nil {
+			if err := c.hashJSON(h, buf, valueOf(k), known); err != nil {
 				return err
 			}
 		}
@@ -91,10 +118,14 @@ func (c *seedCache) hashJSON(h hash.Hash, buf *bytes.Buffer, v any) error {
 	case map[string]any:
 		return object(sortedKeys(t), func(k string) any { return t[k] })
 	case []any:
-		return list(len(t), func(i int) error { return c.hashJSON(h, buf, t[i]) })
+		return list(len(t), func(i int) error { return c.hashJSON(h, buf, t[i], known) })
 	case []Message:
 		if c != nil && len(t) >= seedCacheMin {
-			return c.hashMessages(h, buf, t)
+			k, err := c.hashMessages(h, buf, t)
+			if err == nil {
+				*known = append(*known, k)
+			}
+			return err
 		}
 		return list(len(t), func(i int) error {
 			buf.Reset()
@@ -135,6 +166,13 @@ func (c *seedCache) hashJSON(h hash.Hash, buf *bytes.Buffer, v any) error {
 // (argument objects, the objects in content blocks, metadata) is treated
 // as immutable once a run has read it, as the engine does everywhere
 // (values are shared, not copied: see the package doc).
+//
+// A run also learns which long lists of its input the cache compared
+// (knownList), and an entry keeps an ID index of its snapshot's leading
+// messages (seedEntry.index): a run without a checkpointer, whose input
+// is the whole thread, then gives its channel the list with that index
+// (listHint) instead of indexing the thread message by message, which
+// took half of W4's CPU at 10,000 messages once the hash was resumed.
 type seedCache struct {
 	mu      sync.Mutex
 	entries []*seedEntry // least recently used first
@@ -143,6 +181,13 @@ type seedCache struct {
 type seedEntry struct {
 	pre, post []byte
 	snap      []Message
+	// mu guards idx, the index of the snapshot's leading messages whose
+	// IDs are distinct (see index), built when a run first asks for it
+	mu  sync.Mutex
+	idx *idIndex
+	// stop is where the snapshot stops qualifying for idx (a message
+	// without an ID, a removal or an ID seen before), or -1
+	stop int
 }
 
 const (
@@ -156,11 +201,11 @@ const (
 func newSeedCache() *seedCache { return &seedCache{} }
 
 // hashMessages writes the JSON of msgs to h as hashJSON does, resuming
-// from a remembered state when it can.
-func (c *seedCache) hashMessages(h hash.Hash, buf *bytes.Buffer, msgs []Message) error {
+// from a remembered state when it can, and returns msgs as a known list.
+func (c *seedCache) hashMessages(h hash.Hash, buf *bytes.Buffer, msgs []Message) (knownList, error) {
 	pre, err := h.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {
-		return err
+		return knownList{}, err
 	}
 	c.mu.Lock()
 	var found *seedEntry
@@ -179,7 +224,7 @@ func (c *seedCache) hashMessages(h hash.Hash, buf *bytes.Buffer, msgs []Message)
 	k := 0
 	if found != nil {
 		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(post); err != nil {
-			return err
+			return knownList{}, err
 		}
 		k = len(snap)
 	} else {
@@ -191,29 +236,30 @@ func (c *seedCache) hashMessages(h hash.Hash, buf *bytes.Buffer, msgs []Message)
 			buf.WriteByte(',')
 		}
 		if err := value.WriteJSON(buf, msgs[i].ToValue()); err != nil {
-			return err
+			return knownList{}, err
 		}
 		h.Write(buf.Bytes())
 	}
 	end, err := h.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {
-		return err
+		return knownList{}, err
 	}
 	h.Write([]byte{']'})
 	if found != nil && k == len(msgs) {
 		c.touch(found)
-		return nil
+		return knownList{list: msgs, snap: snap, entry: found}, nil
 	}
-	c.remember(found, k, pre, end, msgs)
-	return nil
+	e, snap := c.remember(found, k, pre, end, msgs)
+	return knownList{list: msgs, snap: snap, entry: e}, nil
 }
 
 // remember records that msgs hashed from pre ends in state end; found,
-// when set, is the entry whose k messages msgs began with.
-func (c *seedCache) remember(found *seedEntry, k int, pre, end []byte, msgs []Message) {
+// when set, is the entry whose k messages msgs began with. It returns the
+// entry whose snapshot now begins with msgs, and that snapshot.
+func (c *seedCache) remember(found *seedEntry, k int, pre, end []byte, msgs []Message) (*seedEntry, []Message) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if found != nil && len(found.snap) == k && c.index(found) >= 0 {
+	if found != nil && len(found.snap) == k && c.indexOf(found) >= 0 {
 		// extend the entry in place: positions below its length are
 		// never written again, so lookups under way still see theirs
 		for _, m := range msgs[k:] {
@@ -221,9 +267,9 @@ func (c *seedCache) remember(found *seedEntry, k int, pre, end []byte, msgs []Me
 		}
 		found.post = end
 		c.touchLocked(found)
-		return
+		return found, found.snap
 	}
-	e := &seedEntry{pre: pre, post: end, snap: make([]Message, 0, len(msgs)+len(msgs)/8)}
+	e := &seedEntry{pre: pre, post: end, snap: make([]Message, 0, len(msgs)+len(msgs)/8), stop: -1}
 	if found != nil {
 		e.snap = append(e.snap, found.snap[:k]...)
 	} else {
@@ -236,9 +282,47 @@ func (c *seedCache) remember(found *seedEntry, k int, pre, end []byte, msgs []Me
 		c.entries = append(c.entries[:0], c.entries[1:]...)
 	}
 	c.entries = append(c.entries, e)
+	return e, e.snap
 }
 
-func (c *seedCache) index(e *seedEntry) int {
+// index returns an ID index of the leading messages of snap (the entry's
+// snapshot, at least n long) that a messages channel may take as its own
+// over a list equal to them: messages with an ID, none removing, no ID
+// twice. It covers at most the first n, and at least all but deltaMax of
+// those that qualify: the index is built once and extended only when a
+// run needs deltaMax more (the channel tracks the rest itself).
+func (e *seedEntry) index(snap []Message, n int) *idIndex {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.idx != nil && (e.idx.n >= n || n-e.idx.n <= deltaMax || e.stop == e.idx.n) {
+		return e.idx
+	}
+	var pos map[string]int
+	from := 0
+	if e.idx != nil {
+		pos, from = maps.Clone(e.idx.pos), e.idx.n
+	} else {
+		pos = make(map[string]int, n)
+	}
+	i := from
+	for ; i < n; i++ {
+		m := &snap[i]
+		if m.ID == "" || m.Type == TypeRemove {
+			break
+		}
+		if _, dup := pos[m.ID]; dup {
+			break
+		}
+		pos[m.ID] = i
+	}
+	if i < n {
+		e.stop = i
+	}
+	e.idx = &idIndex{pos: pos, n: i}
+	return e.idx
+}
+
+func (c *seedCache) indexOf(e *seedEntry) int {
 	for i, x := range c.entries {
 		if x == e {
 			return i
@@ -256,7 +340,7 @@ func (c *seedCache) touch(e *seedEntry) {
 // touchLocked moves e to the back (most recently used), if it is still
 // cached.
 func (c *seedCache) touchLocked(e *seedEntry) {
-	if i := c.index(e); i >= 0 {
+	if i := c.indexOf(e); i >= 0 {
 		c.entries = append(append(c.entries[:i], c.entries[i+1:]...), e)
 	}
 }
