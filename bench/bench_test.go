@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenteval/agenteval/engine"
 	"github.com/agenteval/agenteval/stats"
 )
 
@@ -208,4 +209,30 @@ func BenchmarkBaselineGoroutines(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed())/float64(b.N)/1e6, "ms/invocation")
 	})
+}
+
+// BenchmarkBaselineListCopy is the floor W4 meets when a turn forks the
+// thread (from=fork) or is given the whole thread as its input (no
+// checkpointer): a thread is one contiguous []engine.Message (what
+// ModelRequest.Messages and the state hand out), and the positions after
+// the thread's last message are held by another branch or by the
+// caller's list, so such a turn copies the thread once. Here the copy
+// alone: one M-message list per turn with W4's spare eighth, kept alive
+// for w4Turns turns as Memory keeps a fork's checkpoints, in W4's unit (a
+// turn is 4 steps). Compare with W4 at the same M and at 10 messages.
+func BenchmarkBaselineListCopy(b *testing.B) {
+	for _, m := range W4Lengths {
+		b.Run(fmt.Sprintf("messages=%d", m), func(b *testing.B) {
+			hist := History(m)
+			kept := make([][]engine.Message, w4Turns)
+			i := 0
+			for b.Loop() {
+				out := make([]engine.Message, m+1+(m+1)/8)
+				copy(out, hist)
+				kept[i%w4Turns] = out[:m]
+				i++
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/(float64(b.N)*4), "us/step")
+		})
+	}
 }
