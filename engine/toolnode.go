@@ -96,6 +96,13 @@ type ToolNodeOptions struct {
 	MaxConcurrency int
 	// Wrap, when set, wraps the execution of every call.
 	Wrap ToolCallWrapper
+	// Tags are the node's tags (ToolNode's tags). As in langgraph-prebuilt
+	// they are kept on the node (ToolNode.Tags) and change nothing in a
+	// run: ToolNode is a RunnableCallable built with trace=False, which
+	// never hands its tags to callbacks, and a graph node's task config
+	// takes its tags from the PregelNode (none for a ToolNode), so even
+	// "langsmith:hidden" or "nostream" leave its stream output alone.
+	Tags []string
 }
 
 // ToolNode runs the tool calls of the last AI message, all at once, and
@@ -108,6 +115,9 @@ type ToolNode struct {
 	byName  map[string]int
 	schemas []*Schema
 }
+
+// Tags returns the node's tags (ToolNodeOptions.Tags), a copy.
+func (n *ToolNode) Tags() []string { return slices.Clone(n.opts.Tags) }
 
 // ToolCallWithContext is what create_react_agent (v2) sends to the tools
 // node for one call: the call and the state it was made in, so injected
