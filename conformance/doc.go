@@ -20,4 +20,10 @@
 // Vector-format details the runner fills in: messages of update_state
 // values without a "type" are AI messages; a response_format with
 // "schema_as": "pydantic" validates and coerces the structured response.
+//
+// Extensions used by vectors written from LangGraph's source (their
+// "about" names the source lines):
+//   - config "store": "invoke" gives the in-memory store to every invoke
+//     (engine.Config.Store, LangGraph's runtime store) instead of
+//     compiling it into the graph.
 package conformance

@@ -134,7 +134,10 @@ type harness struct {
 	rec    *recorder
 	saver  engine.Checkpointer
 	store  engine.Store
-	thread string
+	// invokeStore says the store is given to each invoke (Config.Store)
+	// rather than compiled into the graph: config "store": "invoke".
+	invokeStore bool
+	thread      string
 	// pydantic names the structured-response model when the vector's
 	// response_format is a pydantic model: its instances are recorded as
 	// {"__pydantic__": name, ...fields}.
@@ -214,8 +217,12 @@ func (h *harness) build() error {
 	if b, _ := get(cfg, "checkpointer").(bool); b {
 		h.saver = checkpoint.NewMemory()
 	}
-	if b, _ := get(cfg, "store").(bool); b {
+	switch get(cfg, "store") {
+	case true:
 		h.store = checkpoint.NewMemoryStore(fixedClock{})
+	case "invoke":
+		h.store = checkpoint.NewMemoryStore(fixedClock{})
+		h.invokeStore = true
 	}
 	te, err := toolErrors(get(cfg, "handle_tool_errors"))
 	if err != nil {
@@ -232,6 +239,15 @@ func (h *harness) build() error {
 	return fmt.Errorf("api %q is not supported", v.API)
 }
 
+// graphStore is the store the graph is compiled with: none when the
+// vector gives it to each invoke instead.
+func (h *harness) graphStore() engine.Store {
+	if h.invokeStore {
+		return nil
+	}
+	return h.store
+}
+
 // buildToolNode builds the tool_node API's graph: START → tools → END.
 func (h *harness) buildToolNode(tools []engine.Tool, te engine.ToolErrors) error {
 	tn, err := engine.NewToolNode(tools, engine.ToolNodeOptions{HandleToolErrors: te})
@@ -243,7 +259,7 @@ func (h *harness) buildToolNode(tools []engine.Tool, te engine.ToolErrors) error
 	g.AddNode("tools", tn.Node())
 	g.AddEdge(engine.Start, "tools")
 	g.AddEdge("tools", engine.End)
-	h.graph, err = g.Compile(engine.CompileOptions{Checkpointer: h.saver, Store: h.store, Clock: fixedClock{}})
+	h.graph, err = g.Compile(engine.CompileOptions{Checkpointer: h.saver, Store: h.graphStore(), Clock: fixedClock{}})
 	return err
 }
 
@@ -269,7 +285,7 @@ func (h *harness) buildReactAgent(cfg *engine.Object, wrapped map[string]engine.
 		PreModelHook:    pre,
 		PostModelHook:   post,
 		Checkpointer:    h.saver,
-		Store:           h.store,
+		Store:           h.graphStore(),
 		InterruptBefore: stringList(get(cfg, "interrupt_before")),
 		InterruptAfter:  stringList(get(cfg, "interrupt_after")),
 		Version:         getStr(cfg, "version"),
@@ -297,7 +313,7 @@ func (h *harness) buildReactAgent(cfg *engine.Object, wrapped map[string]engine.
 // buildAgent builds langchain's create_agent, middleware included, from
 // the vector's config.
 func (h *harness) buildAgent(cfg *engine.Object, wrapped map[string]engine.ChatModel, tools []engine.Tool) error {
-	ac := engine.AgentConfig{Model: wrapped["model"], Tools: tools, Checkpointer: h.saver, Store: h.store, Clock: fixedClock{},
+	ac := engine.AgentConfig{Model: wrapped["model"], Tools: tools, Checkpointer: h.saver, Store: h.graphStore(), Clock: fixedClock{},
 		InterruptBefore: stringList(get(cfg, "interrupt_before")), InterruptAfter: stringList(get(cfg, "interrupt_after"))}
 	switch sp := get(cfg, "system_prompt").(type) {
 	case string:
@@ -377,6 +393,9 @@ func (h *harness) step(ctx context.Context, i int, step *engine.Object) (*engine
 	}
 	if n, ok := getInt(step, "recursion_limit"); ok {
 		cfg.RecursionLimit = n
+	}
+	if h.invokeStore {
+		cfg.Store = h.store
 	}
 	if cp := getObj(step, "checkpoint"); cp != nil {
 		k, ok := getInt(cp, "history_index")

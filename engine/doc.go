@@ -35,6 +35,9 @@
 //     chunks as they come and any other model's answer whole; messages a
 //     node writes that no model streamed (tool messages) follow when the
 //     node ends; nothing is streamed twice.
+//   - The store of a run: the graph's (CompileOptions.Store) or one given
+//     at invocation (Config.Store, LangGraph's runtime store), which a
+//     subgraph inherits from its parent's run.
 //   - ToolNode: the calls of one AI message run concurrently, their tool
 //     messages come back in call order; arguments are validated against
 //     the tool's JSON Schema the way LangChain's pydantic models do;
@@ -111,7 +114,10 @@
 //   - A v2 tool call is sent as ToolCallWithContext (call plus state) and
 //     state, store and tool_call_id are injected when the tool runs, as
 //     later LangGraph releases do (1.0.1 injected while routing and could
-//     not serialize the store).
+//     not serialize the store). So a v2 agent given its store only at
+//     invocation (Config.Store) injects that store; 1.0.1's router
+//     injected the compile-time store and raised the missing-store
+//     ValueError there.
 //   - UpdateState on a checkpoint with finished tasks' pending writes does
 //     not apply those writes (later LangGraph releases; 1.0.1 applied them
 //     and lost the pending tools task of a fork).

@@ -38,6 +38,15 @@ type Config struct {
 	// Namespace (stream's subgraphs=True), and makes GetState give the
 	// state of subgraph tasks (get_state's subgraphs=True).
 	Subgraphs bool
+	// Store is the store of this run, used instead of the one the graph
+	// was compiled with (CompileOptions.Store); nil means the graph's.
+	// It is LangGraph's store given at invocation, which Pregel takes
+	// from the runtime in the run's config (_defaults in pregel/main.py:
+	// config["configurable"]["__pregel_runtime"].store over self.store):
+	// nodes see it as Runtime.Store, tools get it injected (InjectStore,
+	// InjectRuntime). A subgraph uses its parent run's store, whatever it
+	// was compiled with, as a nested Pregel reads its parent's runtime.
+	Store Store
 }
 
 func (c Config) limitOr(def int) int {
@@ -51,6 +60,18 @@ func (c Config) limitOr(def int) int {
 }
 
 func (r *run) limit() int { return r.cfg.limitOr(r.g.recursionLimit) }
+
+// store is the run's store: the parent run's for a subgraph, else
+// Config.Store, else the graph's own.
+func (r *run) store() Store {
+	if r.nest != nil {
+		return r.nest.parent.store()
+	}
+	if r.cfg.Store != nil {
+		return r.cfg.Store
+	}
+	return r.g.store
+}
 
 // StreamMode selects what Stream yields.
 type StreamMode string
@@ -1028,7 +1049,7 @@ func (r *run) attemptTask(t *task) (err error) {
 	}()
 	ctx := &taskContext{Context: r.ctx, sp: t.scratch, rt: Runtime{
 		Context:        r.cfg.Context,
-		Store:          r.g.store,
+		Store:          r.store(),
 		Step:           t.scratch.step,
 		RemainingSteps: t.scratch.stop - t.scratch.step,
 		ThreadID:       r.cfg.ThreadID,
