@@ -128,12 +128,12 @@ func Run(ctx context.Context, v *Vector, opts Options) Result {
 }
 
 type harness struct {
-	v      *Vector
-	graph  *engine.Graph
-	tools  *engine.ToolNode
-	rec    *recorder
-	saver  engine.Checkpointer
-	store  engine.Store
+	v     *Vector
+	graph *engine.Graph
+	tools *engine.ToolNode
+	rec   *recorder
+	saver engine.Checkpointer
+	store engine.Store
 	// invokeStore says the store is given to each invoke (Config.Store)
 	// rather than compiled into the graph: config "store": "invoke".
 	invokeStore bool
