@@ -26,4 +26,8 @@
 //   - config "store": "invoke" gives the in-memory store to every invoke
 //     (engine.Config.Store, LangGraph's runtime store) instead of
 //     compiling it into the graph.
+//   - config "provider_tools" lists tools given as plain dicts
+//     (create_react_agent's llm_builtin_tools, create_agent's
+//     built_in_tools): bound after the tools, never run; model_calls name
+//     them as engine.ProviderToolSchema does.
 package conformance

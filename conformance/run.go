@@ -289,6 +289,7 @@ func (h *harness) buildReactAgent(cfg *engine.Object, wrapped map[string]engine.
 		InterruptBefore: stringList(get(cfg, "interrupt_before")),
 		InterruptAfter:  stringList(get(cfg, "interrupt_after")),
 		Version:         getStr(cfg, "version"),
+		ProviderTools:   objectList(get(cfg, "provider_tools")),
 		Clock:           fixedClock{},
 	}
 	if rf := getObj(cfg, "response_format"); rf != nil {
@@ -313,7 +314,7 @@ func (h *harness) buildReactAgent(cfg *engine.Object, wrapped map[string]engine.
 // buildAgent builds langchain's create_agent, middleware included, from
 // the vector's config.
 func (h *harness) buildAgent(cfg *engine.Object, wrapped map[string]engine.ChatModel, tools []engine.Tool) error {
-	ac := engine.AgentConfig{Model: wrapped["model"], Tools: tools, Checkpointer: h.saver, Store: h.graphStore(), Clock: fixedClock{},
+	ac := engine.AgentConfig{Model: wrapped["model"], Tools: tools, ProviderTools: objectList(get(cfg, "provider_tools")), Checkpointer: h.saver, Store: h.graphStore(), Clock: fixedClock{},
 		InterruptBefore: stringList(get(cfg, "interrupt_before")), InterruptAfter: stringList(get(cfg, "interrupt_after"))}
 	switch sp := get(cfg, "system_prompt").(type) {
 	case string:

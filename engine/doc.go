@@ -43,6 +43,13 @@
 //     the tool's JSON Schema the way LangChain's pydantic models do;
 //     handle_tool_errors, unknown tools, return_direct, Command results,
 //     injected state/store/tool_call_id; the three input forms.
+//   - Tools given as plain dicts (ProviderTools, ProviderToolSchema): a
+//     provider's built-in tool or a function schema in a provider's
+//     format, bound to the model after the other tools and run by no
+//     ToolNode, as create_react_agent's llm_builtin_tools and
+//     create_agent's built_in_tools are. A call to one reaches the tools
+//     node as an unknown tool; an agent whose tools are all dicts has no
+//     tools node, so such a call ends the run.
 //   - CreateReactAgent with every option of create_react_agent: static or
 //     dynamic model, tools or a ToolNode, prompt, response_format,
 //     pre/post model hooks, extra state keys, checkpointer, store,

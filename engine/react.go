@@ -78,7 +78,14 @@ type ReactAgentConfig struct {
 	// graph with a single model node.
 	Tools []Tool
 	// ToolNode, when set, is used instead of Tools.
-	ToolNode        *ToolNode
+	ToolNode *ToolNode
+	// ProviderTools are tools given as plain dicts (create_react_agent's
+	// dict tools, see ProviderToolSchema): bound to the model after the
+	// ToolNode's tools and never run. A call to one goes to the tools node
+	// like any other and is answered as an unknown tool; with no other
+	// tools there is no tools node and the run ends with the calling AI
+	// message (the graph of an agent without tools).
+	ProviderTools   []*Object
 	ToolNodeOptions ToolNodeOptions
 	Prompt          Prompt
 	ResponseFormat  *ResponseFormat
@@ -215,6 +222,10 @@ func CreateReactAgent(cfg ReactAgentConfig) (*Graph, error) {
 			errs = append(errs, err)
 		}
 	}
+	providers, err := providerToolSchemas(cfg.ProviderTools)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("create react agent: %w", errors.Join(errs...))
 	}
@@ -230,6 +241,8 @@ func CreateReactAgent(cfg ReactAgentConfig) (*Graph, error) {
 			}
 		}
 	}
+	// bind_tools(tool_classes + llm_builtin_tools): the dicts come last
+	a.toolSchemas = append(slices.Clip(a.toolSchemas), providers...)
 	return a.build()
 }
 
