@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -158,6 +159,8 @@ type AgentConfig struct {
 	// Name names the graph and is set on the agent's AI messages.
 	Name  string
 	Clock Clock
+	// Debug is create_agent's debug: the graph's CompileOptions.Debug.
+	Debug io.Writer
 }
 
 // Validate reports every problem the configuration has on its own: no
@@ -511,6 +514,7 @@ func (a *agent) build() (*Graph, error) {
 		InterruptAfter:  a.cfg.InterruptAfter,
 		Name:            a.cfg.Name,
 		Clock:           a.cfg.Clock,
+		Debug:           a.cfg.Debug,
 		RecursionLimit:  AgentRecursionLimit,
 		ErrorLinks:      agentErrorLinks,
 	})

@@ -38,6 +38,18 @@
 //   - The store of a run: the graph's (CompileOptions.Store) or one given
 //     at invocation (Config.Store, LangGraph's runtime store), which a
 //     subgraph inherits from its parent's run.
+//   - Debugging output: the "checkpoints", "tasks" and "debug" stream
+//     modes (StreamCheckpoints, StreamTasks, StreamDebug) with
+//     pregel/debug.py's payloads — a checkpoint event when the next
+//     superstep is planned (only with a checkpointer), a task event per
+//     task that starts (hidden nodes left out), a task_result per task
+//     that ends (a lone task that fails raises before its event is read,
+//     as in LangGraph), and in debug mode each wrapped as {step,
+//     timestamp, type, payload} — and the debug flag
+//     (CompileOptions.Debug, Config.Debug, the agents' Debug), which
+//     prints every update and values chunk as Pregel.stream's print_mode
+//     does: "[updates] " or "[values] " in bold, then Python's repr of
+//     the chunk, with langchain's message reprs.
 //   - ToolNode: the calls of one AI message run concurrently, their tool
 //     messages come back in call order; arguments are validated against
 //     the tool's JSON Schema the way LangChain's pydantic models do;
@@ -173,6 +185,16 @@
 //     models name theirs "run-<uuid>"), so message IDs of a run streamed
 //     in that mode may differ from the same run's without it. Metadata
 //     carries no "tags" and no ls_temperature or ls_max_tokens.
+//   - Debug events are JSON values (*Object): a task_result's error is
+//     the exception's repr ("ValueError('boom')") where LangGraph hands
+//     the exception object; checkpoint metadata holds source, step and
+//     parents (not the run's config metadata a checkpointer may add);
+//     a config's keys follow the order PregelLoop builds them for the
+//     root graph, and subgraph configs carry only checkpoint_ns,
+//     thread_id, checkpoint_id and checkpoint_map; timestamps come from
+//     the graph's Clock. A v2 tools task's input is the
+//     ToolCallWithContext dict of later releases (see above), not 1.0.1's
+//     [tool_call] list.
 //   - Channel versions are integers; LangGraph's in-memory saver uses
 //     sortable strings with the same ordering.
 //   - create_agent picks ProviderStrategy for an auto response format only

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -110,6 +111,9 @@ type ReactAgentConfig struct {
 	// messages.
 	Name  string
 	Clock Clock
+	// Debug is create_react_agent's debug: the graph's
+	// CompileOptions.Debug.
+	Debug io.Writer
 }
 
 // reactReservedKeys are the state keys the ReAct agent owns.
@@ -335,6 +339,7 @@ func (a *reactAgent) compileOptions() CompileOptions {
 		InterruptAfter:  a.cfg.InterruptAfter,
 		Name:            a.cfg.Name,
 		Clock:           a.cfg.Clock,
+		Debug:           a.cfg.Debug,
 	}
 }
 

@@ -127,6 +127,18 @@ type ToolCallWithContext struct {
 	State State
 }
 
+// debugValue is the dict LangGraph sends for it: {"__type":
+// "tool_call_with_context", "tool_call", "state"}.
+func (c ToolCallWithContext) debugValue() *Object {
+	tc := c.Call.ToValue()
+	tc.Set("type", "tool_call")
+	state := &Object{}
+	for _, k := range sortedKeys(c.State) {
+		state.Set(k, debugValue(c.State[k]))
+	}
+	return NewObject("__type", "tool_call_with_context", "tool_call", tc, "state", state)
+}
+
 // Validate reports the problems of the options on their own: a negative
 // MaxConcurrency, or an empty exception kind in HandleToolErrors.Kinds.
 // NewToolNode calls it.
