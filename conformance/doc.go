@@ -30,4 +30,7 @@
 //     (create_react_agent's llm_builtin_tools, create_agent's
 //     built_in_tools): bound after the tools, never run; model_calls name
 //     them as engine.ProviderToolSchema does.
+//   - a step with "stream_debug": true records its stream_mode="debug"
+//     events as expected[i].debug, in order ({step, timestamp, type,
+//     payload}, pregel/debug.py's payloads).
 package conformance

@@ -420,7 +420,8 @@ func (h *harness) step(ctx context.Context, i int, step *engine.Object) (*engine
 		if err != nil {
 			return nil, err
 		}
-		h.invoke(ctx, input, cfg, out)
+		debug, _ := get(step, "stream_debug").(bool)
+		h.invoke(ctx, input, cfg, out, debug)
 	case "update_state":
 		values, err := updateValues(get(step, "values"))
 		if err != nil {
@@ -470,20 +471,29 @@ func (h *harness) step(ctx context.Context, i int, step *engine.Object) (*engine
 	return out, nil
 }
 
-func (h *harness) invoke(ctx context.Context, input any, cfg engine.Config, out *engine.Object) {
+// invoke runs one step's invoke and records its output, update chunks
+// and, with debug, its stream_mode="debug" events.
+func (h *harness) invoke(ctx context.Context, input any, cfg engine.Config, out *engine.Object, debug bool) {
 	updates := []any{}
 	groups := []any{}
+	events := []any{}
 	group := 0
 	var last engine.State
 	var values engine.State
 	var interrupts []engine.InterruptValue
 	var runErr error
-	for part, err := range h.graph.Stream(ctx, input, cfg, engine.StreamUpdates, engine.StreamValues) {
+	modes := []engine.StreamMode{engine.StreamUpdates, engine.StreamValues}
+	if debug {
+		modes = append(modes, engine.StreamDebug)
+	}
+	for part, err := range h.graph.Stream(ctx, input, cfg, modes...) {
 		if err != nil {
 			runErr = err
 			break
 		}
 		switch part.Mode {
+		case engine.StreamDebug:
+			events = append(events, part.Data)
 		case engine.StreamValues:
 			group++
 			values = part.Data.(engine.State)
@@ -523,6 +533,9 @@ func (h *harness) invoke(ctx context.Context, input any, cfg engine.Config, out 
 	}
 	out.Set("updates", updates)
 	out.Set("update_groups", groups)
+	if debug {
+		out.Set("debug", events)
+	}
 }
 
 func errorValue(err error) *engine.Object {
