@@ -54,7 +54,9 @@
 //     messages come back in call order; arguments are validated against
 //     the tool's JSON Schema the way LangChain's pydantic models do;
 //     handle_tool_errors, unknown tools, return_direct, Command results,
-//     injected state/store/tool_call_id; the three input forms.
+//     injected state/store/tool_call_id; the three input forms. Its tags
+//     (and ValidationNode's) are kept and change nothing in a run, as in
+//     langgraph-prebuilt, whose nodes never hand them to callbacks.
 //   - Tools given as plain dicts (ProviderTools, ProviderToolSchema): a
 //     provider's built-in tool or a function schema in a provider's
 //     format, bound to the model after the other tools and run by no
