@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"github.com/agenteval/agenteval/report/evalreport"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,9 +27,9 @@ type planCell struct {
 	// s is the scenario with the case and the variant applied.
 	s *harness.Scenario
 	// cassetteBase is the trial cassettes' path below the cassette folder,
-	// without "/trial-<k>"; empty for scripted models.
+	// without "/trial-<k>"; empty when no provider model (agent or judge) is called.
 	cassetteBase string
-	thresholds   *Thresholds
+	thresholds   *evalreport.Thresholds
 }
 
 // Prepare loads the eval file's scenarios (those with one of its tags, if
@@ -148,7 +149,7 @@ func (p *Plan) addCells(f *File, s *harness.Scenario, cases []Case, hasDataset b
 				id += "[" + in.c.Name + "]"
 			}
 			c := &planCell{id: id, scenario: s.Name, caseName: in.c.Name, variant: v, variantIndex: vi, s: vs, thresholds: f.ThresholdsFor(s.Name)}
-			if m := vs.Agent.Model; m != "" && m != "scripted" {
+			if usesProvider(vs) {
 				c.cassetteBase = s.Rel
 				if in.c.Name != "" {
 					c.cassetteBase += "/" + in.c.Name
@@ -159,6 +160,20 @@ func (p *Plan) addCells(f *File, s *harness.Scenario, cases []Case, hasDataset b
 		}
 	}
 	return errs
+}
+
+// usesProvider reports whether a scenario calls a provider model, its
+// agent's or a judge's, and so needs a cassette: each trial has its own.
+func usesProvider(s *harness.Scenario) bool {
+	if m := s.Agent.Model; m != "" && m != "scripted" {
+		return true
+	}
+	for _, g := range s.Expect.Graders {
+		if j := g.Judge; j != nil && j.Model != "" && j.Model != "scripted" {
+			return true
+		}
+	}
+	return false
 }
 
 // unusedOverrides reports the variants' tool and middleware overrides

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/agenteval/agenteval/report/evalreport"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -171,7 +172,7 @@ func TestBundledSuite(t *testing.T) {
 		t.Errorf("the suite ran %d trials, want at least 3 variants × 8 scenarios × 10 trials", trials)
 	}
 	var b strings.Builder
-	if err := WriteText(&b, one); err != nil {
+	if err := evalreport.WriteText(&b, one); err != nil {
 		t.Fatal(err)
 	}
 	goldie.New(t, goldie.WithFixtureDir("testdata/golden"), goldie.WithNameSuffix(".golden")).Assert(t, "suite", []byte(b.String()))

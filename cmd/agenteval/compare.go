@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agenteval/agenteval/eval"
+	"github.com/agenteval/agenteval/report/evalreport"
 )
 
 func newReportCompareCmd() *cobra.Command {
@@ -68,15 +69,15 @@ or a threshold that matches nothing.`,
 			}
 			out := cmd.OutOrStdout()
 			if format == "json" {
-				err = eval.WriteJSONValue(out, struct {
-					Comparison eval.Comparison    `json:"comparison"`
-					Thresholds []eval.CheckResult `json:"thresholds,omitempty"`
+				err = evalreport.WriteJSONValue(out, struct {
+					Comparison evalreport.Comparison    `json:"comparison"`
+					Thresholds []evalreport.CheckResult `json:"thresholds,omitempty"`
 				}{c, res})
 			} else {
-				err = eval.WriteComparison(out, c)
+				err = evalreport.WriteComparison(out, c)
 				if err == nil && len(res) > 0 {
 					fmt.Fprintln(out)
-					err = eval.WriteChecks(out, res)
+					err = evalreport.WriteChecks(out, res)
 				}
 			}
 			if err != nil {
@@ -98,7 +99,7 @@ or a threshold that matches nothing.`,
 // mergeEvalReports joins eval shards' JSON reports and prints the merged
 // report; the merged statistics are those of an unsharded run.
 func mergeEvalReports(cmd *cobra.Command, paths []string, format, reportDir string) error {
-	var reps []*eval.Report
+	var reps []*evalreport.Report
 	for _, p := range paths {
 		r, err := readEvalReport(p)
 		if err != nil {

@@ -12,25 +12,26 @@ import (
 
 	"github.com/agenteval/agenteval/cassette"
 	"github.com/agenteval/agenteval/eval"
+	"github.com/agenteval/agenteval/report/evalreport"
 )
 
 // evalWriters print an eval report on stdout, by --format.
-var evalWriters = map[string]func(io.Writer, *eval.Report) error{
-	"text":     eval.WriteText,
-	"json":     eval.WriteJSON,
-	"junit":    eval.WriteJUnit,
-	"markdown": eval.WriteMarkdown,
+var evalWriters = map[string]func(io.Writer, *evalreport.Report) error{
+	"text":     evalreport.WriteText,
+	"json":     evalreport.WriteJSON,
+	"junit":    evalreport.WriteJUnit,
+	"markdown": evalreport.WriteMarkdown,
 }
 
 // evalFiles are the files `eval --report-dir` writes, by format.
 var evalFiles = []struct {
 	name  string
-	write func(io.Writer, *eval.Report) error
+	write func(io.Writer, *evalreport.Report) error
 }{
-	{"eval.json", eval.WriteJSON},
-	{"eval-junit.xml", eval.WriteJUnit},
-	{"eval.md", eval.WriteMarkdown},
-	{"eval.html", eval.WriteHTML},
+	{"eval.json", evalreport.WriteJSON},
+	{"eval-junit.xml", evalreport.WriteJUnit},
+	{"eval.md", evalreport.WriteMarkdown},
+	{"eval.html", evalreport.WriteHTML},
 }
 
 func newEvalCmd() *cobra.Command {
@@ -100,7 +101,7 @@ on a usage or eval file error.`,
 			if len(ths) > 0 && baseline == "" {
 				return &usageError{err: errors.New("eval: --threshold compares with a baseline: give --baseline BASE.json")}
 			}
-			var base *eval.Report
+			var base *evalreport.Report
 			if baseline != "" {
 				if base, err = readEvalReport(baseline); err != nil {
 					return &usageError{err: fmt.Errorf("eval: --baseline: %w", err)}
@@ -139,14 +140,14 @@ on a usage or eval file error.`,
 					w = stderr
 				}
 				fmt.Fprintln(w)
-				if err := eval.WriteComparison(w, c); err != nil {
+				if err := evalreport.WriteComparison(w, c); err != nil {
 					return err
 				}
 				res, err := eval.Check(c, ths)
 				if err != nil {
 					return &usageError{err: fmt.Errorf("eval: --threshold: %w", err)}
 				}
-				if err := eval.WriteChecks(w, res); err != nil {
+				if err := evalreport.WriteChecks(w, res); err != nil {
 					return err
 				}
 				for _, r := range res {
@@ -182,20 +183,20 @@ on a usage or eval file error.`,
 	return cmd
 }
 
-func readEvalReport(path string) (*eval.Report, error) {
+func readEvalReport(path string) (*evalreport.Report, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r, err := eval.ReadJSON(f)
+	r, err := evalreport.ReadJSON(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
 }
 
-func writeEvalReports(dir string, rep *eval.Report) error {
+func writeEvalReports(dir string, rep *evalreport.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report dir: %w", err)
 	}
@@ -216,5 +217,5 @@ func writeEvalReports(dir string, rep *eval.Report) error {
 
 // isEvalReport tells an eval report from a run report by its schema line.
 func isEvalReport(data []byte) bool {
-	return strings.Contains(string(data[:min(len(data), 200)]), `"schema": "`+eval.Schema+`"`)
+	return strings.Contains(string(data[:min(len(data), 200)]), `"schema": "`+evalreport.Schema+`"`)
 }

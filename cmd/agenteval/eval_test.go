@@ -8,7 +8,7 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
-	"github.com/agenteval/agenteval/eval"
+	"github.com/agenteval/agenteval/report/evalreport"
 )
 
 func evalGolden(t *testing.T) *goldie.Goldie {
@@ -152,19 +152,19 @@ func TestEvalShardsMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	w, err := eval.ReadJSON(a)
+	w, err := evalreport.ReadJSON(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := eval.ReadJSON(strings.NewReader(out))
+	m, err := evalreport.ReadJSON(strings.NewReader(out))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var wb, mb strings.Builder
-	if err := eval.WriteJSON(&wb, eval.StripTiming(w)); err != nil {
+	if err := evalreport.WriteJSON(&wb, evalreport.StripTiming(w)); err != nil {
 		t.Fatal(err)
 	}
-	if err := eval.WriteJSON(&mb, eval.StripTiming(m)); err != nil {
+	if err := evalreport.WriteJSON(&mb, evalreport.StripTiming(m)); err != nil {
 		t.Fatal(err)
 	}
 	if wb.String() != mb.String() {
