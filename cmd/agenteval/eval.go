@@ -39,7 +39,7 @@ func newEvalCmd() *cobra.Command {
 		cassettes, mode, shard, format, reportDir, baseline string
 		parallel, trials, maxTrials                         int
 		maxCost, failUnder                                  float64
-		overwrite, shardFromEnv                             bool
+		overwrite, shardFromEnv, noTiming                   bool
 		thresholds                                          []string
 	)
 	cmd := &cobra.Command{
@@ -71,7 +71,8 @@ on a usage or eval file error.`,
   agenteval eval --mode replay-or-record --max-cost 2.50 evals/providers.yaml
   agenteval eval --fail-under 0.9 --report-dir reports/ evals/suite.yaml
   agenteval eval --baseline reports/eval-base.json --threshold 'pass_rate:delta>=-0.05' evals/suite.yaml
-  agenteval eval --shard 2/4 --format json evals/suite.yaml > shard2.json`,
+  agenteval eval --shard 2/4 --format json evals/suite.yaml > shard2.json
+  agenteval eval --no-timing --format json evals/suite.yaml > reports/eval/suite.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return &usageError{err: errors.New("eval: give one eval file\nrun 'agenteval eval --help' for usage")}
@@ -128,6 +129,9 @@ on a usage or eval file error.`,
 			if opts.Progress != nil {
 				fmt.Fprintln(stderr)
 			}
+			if noTiming {
+				rep = evalreport.StripTiming(rep)
+			}
 			out := cmd.OutOrStdout()
 			if err := evalWriters[format](out, rep); err != nil {
 				return err
@@ -178,6 +182,7 @@ on a usage or eval file error.`,
 	fl.BoolVar(&shardFromEnv, "shard-from-env", false, "read the shard from JOB_COMPLETION_INDEX/JOB_COMPLETION_COUNT or CI_NODE_INDEX/CI_NODE_TOTAL")
 	fl.StringVar(&format, "format", "text", "what to print on stdout: text, json, junit or markdown")
 	fl.StringVar(&reportDir, "report-dir", "", "also write eval.json, eval-junit.xml, eval.md and eval.html here")
+	fl.BoolVar(&noTiming, "no-timing", false, "leave the wall-clock data out of the report, e.g. for a committed baseline")
 	fl.StringVar(&baseline, "baseline", "", "compare with this eval JSON report")
 	fl.StringArrayVar(&thresholds, "threshold", nil, "with --baseline: a threshold such as 'pass_rate:delta>=-0.05' (repeatable)")
 	return cmd

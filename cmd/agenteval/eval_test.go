@@ -208,3 +208,19 @@ func BenchmarkEvalCLI(b *testing.B) {
 	}
 	b.ReportMetric(float64(trials*b.N)/b.Elapsed().Seconds(), "trials/s")
 }
+
+// TestEvalNoTiming: --no-timing leaves every wall-clock field out of the
+// report, so a committed baseline does not change from run to run.
+func TestEvalNoTiming(t *testing.T) {
+	code, out, errOut := runCLI("eval", "--format", "json", "--no-timing", "testdata/eval/sim-half.yaml")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if strings.Contains(out, `"timing"`) {
+		t.Errorf("--no-timing left timings in the report:\n%.1000s", out)
+	}
+	_, timed, _ := runCLI("eval", "--format", "json", "testdata/eval/sim-half.yaml")
+	if !strings.Contains(timed, `"timing"`) {
+		t.Errorf("without --no-timing the report has no timings")
+	}
+}
