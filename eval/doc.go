@@ -67,7 +67,30 @@
 // expectations, prompt, ...) replaced by the row's value. A case is named by
 // the name template, appears as "scenario[case]" in reports, and has its
 // own trials and cassettes. A {{name}} the row lacks is an error naming the
-// case.
+// case and its row.
+//
+// Rows come from the dataset's file, then its inline rows:
+//
+//   - .csv: the first row names the variables (spaces around a name and
+//     a UTF-8 byte order mark are dropped); every other row is a case,
+//     its fields as they are. A quoted field may span lines.
+//   - .jsonl: one JSON object per line, its values strings, numbers
+//     (kept as written: 18.50 stays "18.50"), booleans or null ("");
+//     blank lines are skipped.
+//   - rows: objects in the eval file, with the same kinds of values.
+//
+// Problems are reported all at once, each at the file:line:col of its row
+// (the dataset file's, or the eval file's for an inline row) and, when it
+// concerns one, the column or key: a line that is not JSON or not an
+// object, a nested value, a key twice in a row, a CSV row with another
+// number of fields than the header, a bad quote, a missing or repeated
+// column name, an empty file, a row the name template cannot name, a case
+// name that cannot name a folder, and two rows (in one dataset, or in two
+// datasets of one scenario) with the same case name:
+//
+//	cities.jsonl:3:10: city: values are strings, numbers, booleans or null, not an object
+//	cities.csv:4:1: wrong number of fields
+//	cities.csv:5:1: case name "Paris" is also the row's at cities.csv:2 (datasets[0].name)
 //
 // # Trials
 //

@@ -97,21 +97,34 @@ func selectScenarios(f *File) ([]*harness.Scenario, error) {
 }
 
 // casesByScenario reads the datasets' cases, by the scenario each fills.
+// Every dataset's problems are reported at once; two datasets of one
+// scenario must not name two cases alike.
 func casesByScenario(f *File, selected []*harness.Scenario) (map[string][]Case, error) {
 	byName := map[string]*harness.Scenario{}
 	for _, s := range selected {
 		byName[s.Name] = s
 	}
 	casesOf := map[string][]Case{}
+	var problems []Problem
 	for i, d := range f.Datasets {
 		if byName[d.Scenario] == nil {
-			return nil, f.problem(joinIndex("datasets", i)+".scenario", "no scenario named %q is selected", d.Scenario)
+			problems = append(problems, f.problem(joinIndex("datasets", i)+".scenario", "no scenario named %q is selected", d.Scenario).(*LoadError).Problems...)
+			continue
 		}
-		cs, err := f.cases(i)
-		if err != nil {
-			return nil, err
+		cs, ps := f.cases(i)
+		problems = append(problems, ps...)
+		for _, c := range cs {
+			if k := slices.IndexFunc(casesOf[d.Scenario], func(o Case) bool { return o.Name == c.Name }); k >= 0 {
+				at := f.Pos(joinIndex("datasets", i) + ".name")
+				problems = append(problems, Problem{File: f.Path, Line: at.Line, Col: at.Col, Field: joinIndex("datasets", i) + ".name",
+					Message: fmt.Sprintf("case %s (%s) of scenario %s is also a case of another dataset (%s)", c.Name, c.At, d.Scenario, casesOf[d.Scenario][k].At)})
+				continue
+			}
+			casesOf[d.Scenario] = append(casesOf[d.Scenario], c)
 		}
-		casesOf[d.Scenario] = append(casesOf[d.Scenario], cs...)
+	}
+	if len(problems) > 0 {
+		return nil, &LoadError{Problems: problems}
 	}
 	return casesOf, nil
 }
