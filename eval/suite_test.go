@@ -38,10 +38,10 @@ var fakePlans = map[string][]fakeStep{
 		{calls: [][2]string{{"search", `{"query":"LangGraph default recursion limit"}`}}},
 		{calls: [][2]string{{"read_page", `{"url":"https://docs.example/limits"}`}}},
 		{text: "It defaults to 25 supersteps."}},
-	"What are AAPL and MSFT trading at?": {{calls: [][2]string{{"get_quote", `{"symbol":"AAPL"}`}, {"get_quote", `{"symbol":"MSFT"}`}}}, {text: "AAPL: 230.10, MSFT: 415.20."}},
-	"What is 2 + 2? Answer directly.":    {{text: "4."}},
+	"What are AAPL and MSFT trading at?":      {{calls: [][2]string{{"get_quote", `{"symbol":"AAPL"}`}, {"get_quote", `{"symbol":"MSFT"}`}}}, {text: "AAPL: 230.10, MSFT: 415.20."}},
+	"What is 2 + 2? Answer directly.":         {{text: "4."}},
 	"What should I pack for Lisbon tomorrow?": {{calls: [][2]string{{"get_forecast", `{"city":"Lisbon"}`}}}, {text: "Rain in Lisbon tomorrow, 14 °C: pack an umbrella."}},
-	"Where is my order A123?":            {{calls: [][2]string{{"lookup_order", `{"order_id":"A123"}`}}}, {text: "Order A123 has shipped; it arrives Friday."}},
+	"Where is my order A123?":                 {{calls: [][2]string{{"lookup_order", `{"order_id":"A123"}`}}}, {text: "Order A123 has shipped; it arrives Friday."}},
 	"Email ann@example.com with the subject 'Meeting moved': the meeting is now at 3pm.": {
 		{calls: [][2]string{{"send_email", `{"to":"ann@example.com","subject":"Meeting moved","body":"Hi Ann, the meeting is now at 3pm."}`}}},
 		{text: "Done: I emailed Ann about the new time."}},
