@@ -31,7 +31,7 @@ marks a change that is not significant at 5%.
 pass_rate, cost_usd, tokens or latency_ms; SCOPE a scenario, "scenario ×
 variant" or "*" (no scope: each variant overall); AGGREGATE delta, ratio,
 new or base. A delta or ratio threshold that breaks while the change is not
-significant holds. It exits 1 when a threshold is broken, 3 on a usage error
+significant holds. It exits 1 when a threshold is broken, 2 on a usage error
 or a threshold that matches nothing.`,
 		Example: `  agenteval report compare reports/eval-base.json reports/eval.json
   agenteval report compare --threshold 'pass_rate:delta>=-0.05' base.json new.json
@@ -54,11 +54,11 @@ or a threshold that matches nothing.`,
 				}
 				ths = append(ths, th)
 			}
-			base, err := readEvalReport(args[0])
+			base, err := evalreport.ReadJSONFile(args[0])
 			if err != nil {
 				return &usageError{err: fmt.Errorf("report compare: %w", err)}
 			}
-			cur, err := readEvalReport(args[1])
+			cur, err := evalreport.ReadJSONFile(args[1])
 			if err != nil {
 				return &usageError{err: fmt.Errorf("report compare: %w", err)}
 			}
@@ -101,7 +101,7 @@ or a threshold that matches nothing.`,
 func mergeEvalReports(cmd *cobra.Command, paths []string, format, reportDir string) error {
 	var reps []*evalreport.Report
 	for _, p := range paths {
-		r, err := readEvalReport(p)
+		r, err := evalreport.ReadJSONFile(p)
 		if err != nil {
 			return &usageError{err: fmt.Errorf("report merge: %w", err)}
 		}
@@ -115,7 +115,7 @@ func mergeEvalReports(cmd *cobra.Command, paths []string, format, reportDir stri
 		return err
 	}
 	if reportDir != "" {
-		if err := writeEvalReports(reportDir, merged); err != nil {
+		if err := evalreport.WriteDir(reportDir, merged); err != nil {
 			return err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,17 +20,6 @@ var evalWriters = map[string]func(io.Writer, *evalreport.Report) error{
 	"json":     evalreport.WriteJSON,
 	"junit":    evalreport.WriteJUnit,
 	"markdown": evalreport.WriteMarkdown,
-}
-
-// evalFiles are the files `eval --report-dir` writes, by format.
-var evalFiles = []struct {
-	name  string
-	write func(io.Writer, *evalreport.Report) error
-}{
-	{"eval.json", evalreport.WriteJSON},
-	{"eval-junit.xml", evalreport.WriteJUnit},
-	{"eval.md", evalreport.WriteMarkdown},
-	{"eval.html", evalreport.WriteHTML},
 }
 
 func newEvalCmd() *cobra.Command {
@@ -64,7 +52,7 @@ spent and say so in the report. --shard k/n runs a deterministic part of the
 trials; join the shards' JSON with "agenteval report merge".
 
 It exits 0 when every threshold held (the file's, --fail-under's and, with
---baseline, --threshold's), 1 when one broke or a trial could not run, and 3
+--baseline, --threshold's), 1 when one broke or a trial could not run, and 2
 on a usage or eval file error.`,
 		Example: `  agenteval eval evals/suite.yaml
   agenteval eval --parallel 8 --format json evals/suite.yaml > eval.json
@@ -104,7 +92,7 @@ on a usage or eval file error.`,
 			}
 			var base *evalreport.Report
 			if baseline != "" {
-				if base, err = readEvalReport(baseline); err != nil {
+				if base, err = evalreport.ReadJSONFile(baseline); err != nil {
 					return &usageError{err: fmt.Errorf("eval: --baseline: %w", err)}
 				}
 			}
@@ -159,7 +147,7 @@ on a usage or eval file error.`,
 				}
 			}
 			if reportDir != "" {
-				if err := writeEvalReports(reportDir, rep); err != nil {
+				if err := evalreport.WriteDir(reportDir, rep); err != nil {
 					return err
 				}
 			}
@@ -186,38 +174,6 @@ on a usage or eval file error.`,
 	fl.StringVar(&baseline, "baseline", "", "compare with this eval JSON report")
 	fl.StringArrayVar(&thresholds, "threshold", nil, "with --baseline: a threshold such as 'pass_rate:delta>=-0.05' (repeatable)")
 	return cmd
-}
-
-func readEvalReport(path string) (*evalreport.Report, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r, err := evalreport.ReadJSON(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return r, nil
-}
-
-func writeEvalReports(dir string, rep *evalreport.Report) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("report dir: %w", err)
-	}
-	for _, f := range evalFiles {
-		path := filepath.Join(dir, f.name)
-		file, err := os.Create(path)
-		if err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
-		werr := f.write(file, rep)
-		cerr := file.Close()
-		if err := errors.Join(werr, cerr); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	return nil
 }
 
 // isEvalReport tells an eval report from a run report by its schema line.

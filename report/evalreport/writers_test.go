@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/xml"
 	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -212,5 +214,38 @@ func TestWritersEscape(t *testing.T) {
 	}
 	if err := xml.Unmarshal(b.Bytes(), new(junitSuites)); err != nil {
 		t.Errorf("JUnit is not well-formed: %v", err)
+	}
+}
+
+// TestWriteDir: --report-dir's four files, each what its writer writes,
+// and the JSON reads back.
+func TestWriteDir(t *testing.T) {
+	dir := t.TempDir()
+	r := fixture()
+	if err := WriteDir(filepath.Join(dir, "new"), r); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		var want bytes.Buffer
+		if err := f.write(&want, r); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, "new", f.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s differs from its writer's output", f.name)
+		}
+	}
+	back, err := ReadJSONFile(filepath.Join(dir, "new", "eval.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(r, back); diff != "" {
+		t.Errorf("eval.json read back mismatch (-want +got):\n%s", diff)
+	}
+	if _, err := ReadJSONFile(filepath.Join(dir, "new", "eval.md")); err == nil || !strings.Contains(err.Error(), "eval.md") {
+		t.Errorf("ReadJSONFile(eval.md) = %v, want an error naming the file", err)
 	}
 }
