@@ -224,3 +224,65 @@ func TestEvalNoTiming(t *testing.T) {
 		t.Errorf("without --no-timing the report has no timings")
 	}
 }
+
+// TestEvalBundledSuiteSameAtAnyParallelism: "agenteval eval on the
+// bundled suite replays offline, identical JSON (timings aside) at
+// --parallel 1 and --parallel 8".
+func TestEvalBundledSuiteSameAtAnyParallelism(t *testing.T) {
+	code, one, errOut := runCLI("eval", "--no-timing", "--format", "json", "--parallel", "1", "../../evals/suite.yaml")
+	if code != 0 {
+		t.Fatalf("--parallel 1: exit %d\n%s", code, errOut)
+	}
+	code, eight, errOut := runCLI("eval", "--no-timing", "--format", "json", "--parallel", "8", "../../evals/suite.yaml")
+	if code != 0 {
+		t.Fatalf("--parallel 8: exit %d\n%s", code, errOut)
+	}
+	if one != eight {
+		t.Errorf("the bundled suite's JSON differs between --parallel 1 and 8")
+	}
+	if !strings.Contains(one, `"grader": "judge"`) {
+		t.Errorf("the bundled suite's report has no judge's score")
+	}
+}
+
+// TestEvalMissingTrialCassette: "a missing trial cassette is a clear error
+// naming the trial" — the trial and its cassette are named, the others
+// run, and the eval exits 1.
+func TestEvalMissingTrialCassette(t *testing.T) {
+	dir := t.TempDir()
+	root, err := filepath.Abs("../../evals")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cassettes := filepath.Join(dir, "cassettes")
+	if err := os.MkdirAll(filepath.Join(cassettes, "weather", "local"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"1", "3"} {
+		data, err := os.ReadFile(filepath.Join(root, "cassettes", "weather", "local", "trial-"+k+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(cassettes, "weather", "local", "trial-"+k+".yaml"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "e.yaml")
+	src := "root: " + filepath.Join(root, "scenarios") + "\nscenarios: [weather.yaml]\ncassettes: cassettes\ntrials: 3\nvariants:\n" +
+		"  - name: local\n    model: openai-compatible:gpt-4.1-mini\n    base_url: http://127.0.0.1:18733/v1\n    params: {temperature: 0.7}\n" +
+		"    tools: [{name: get_weather, description: \"Current weather for one city, e.g. {\\\"city\\\": \\\"Paris\\\"}.\"}]\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("eval", file)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	want := "1 trials could not run:\n  weather × local trial 2: "
+	if !strings.Contains(out, want) || !strings.Contains(out, filepath.Join("weather", "local", "trial-2.yaml")) {
+		t.Errorf("the report does not name the trial and its cassette (want %q):\n%s", want, out)
+	}
+	if !strings.Contains(out, "2/3") {
+		t.Errorf("the other trials did not run:\n%s", out)
+	}
+}
