@@ -24,8 +24,9 @@ func newReportCompareCmd() *cobra.Command {
 and prints, per cell and per variant overall, the change in pass rate with its
 95% interval and the p-value of a two-sided test fit for small samples
 (Barnard's unconditional exact test: see the note under the table), and the
-change in median cost, tokens and latency with a Mann-Whitney U test. "~"
-marks a change that is not significant at 5%.
+change in median cost, tokens and latency and in the mean of each named score
+(expectations' and graders') with a Mann-Whitney U test. "~" marks a change
+that is not significant at 5%.
 
 --threshold sets a limit, METRIC[SCOPE]:AGGREGATE OP NUMBER, with METRIC
 pass_rate, cost_usd, tokens or latency_ms; SCOPE a scenario, "scenario ×

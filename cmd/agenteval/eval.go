@@ -36,16 +36,21 @@ func newEvalCmd() *cobra.Command {
 		Long: `eval runs every scenario of an eval file under each of its variants, trials
 times each (scenario × variant × trial), in parallel, and prints the pass rate
 of every scenario × variant with its Wilson 95% interval, each variant's macro
-pass rate over the suite with a clustered interval, and each variant against
-the control (Barnard's exact test for pass rates, Mann-Whitney U for cost).
-The eval file format, the trial cassette layout and every formula are in
-"go doc github.com/agenteval/agenteval/eval".
+pass rate over the suite with a clustered interval, the mean of each grader's
+score with its bootstrap interval (the JSON, Markdown and HTML reports give
+every named score: expectations and invariants 1 or 0, graders their own),
+and each variant against the control (Barnard's exact test for pass rates,
+Mann-Whitney U for cost, tokens and scores). Datasets (CSV, JSONL or inline
+rows) fill a scenario template's {{variables}}, one case per row. docs/eval.md
+is the tour; the eval file format, the trial cassette layout and every
+formula are in "go doc github.com/agenteval/agenteval/eval".
 
-Every trial is its own conversation. A provider variant replays trial k of a
-scenario from <cassettes>/<scenario>[/<case>]/<variant>/trial-<k>.yaml;
---mode replay-or-record records only the trials whose cassette is missing.
-Scripted variants need no cassettes. The JSON report is the same at any
---parallel, timings aside.
+Every trial is its own conversation. A trial that calls a provider model (the
+agent's, or an LLM judge's) replays trial k of a scenario from
+<cassettes>/<scenario>[/<case>]/<variant>/trial-<k>.yaml; --mode
+replay-or-record records only the trials whose cassette is missing. Scripted
+trials need no cassettes. The JSON report is the same at any --parallel,
+timings aside (--no-timing leaves them out).
 
 --max-cost USD and --max-trials N stop launching trials when the budget is
 spent and say so in the report. --shard k/n runs a deterministic part of the
