@@ -1037,6 +1037,7 @@ func (r *run) attemptTask(t *task) (err error) {
 		MaxConcurrency: r.cfg.MaxConcurrency,
 		StreamWriter:   r.streamWriter,
 	}}
+	r.seeNodeInput(t)
 	var out any
 	if t.node.fn != nil {
 		out, err = t.node.fn(ctx, t.input)

@@ -181,3 +181,60 @@ func TestSubgraphCommandParent(t *testing.T) {
 		t.Errorf("top-level Command(graph=PARENT) error = %v, want InvalidUpdateError: There is no parent graph", err)
 	}
 }
+
+// TestSubgraphStreamMessages follows StreamMessagesHandler
+// (pregel/_messages.py) for an agent used as a node: a node's input
+// messages count as streamed when it starts (on_chain_start), so the
+// parent's subgraph node, which writes back the whole conversation, never
+// streams the user's message again. Without Subgraphs the subgraph's
+// models do not stream (on_chat_model_start skips a namespace below the
+// top) and its messages come whole when the node ends, under the parent's
+// node and no namespace; with Subgraphs they come chunk by chunk under
+// the subgraph's namespace and inner node, and nothing is repeated.
+func TestSubgraphStreamMessages(t *testing.T) {
+	ctx := context.Background()
+	newAgent := func() *engine.Graph {
+		model := llm.NewScripted("m", llm.Script{ChunkSize: 5, Responses: []llm.Response{
+			{Message: engine.AIMessage("", engine.ToolCall{Name: "deploy", Args: engine.NewObject("i", 1), ID: "c1"})},
+			{Message: engine.AIMessage("deployed it")},
+		}})
+		deploy := cityTool("deploy", func(context.Context, engine.ToolInvocation) (any, error) { return "ok", nil })
+		agent, err := engine.CreateReactAgent(engine.ReactAgentConfig{Model: model, Tools: []engine.Tool{deploy}, Name: "helper"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return agent
+	}
+	tests := []struct {
+		subgraphs bool
+		want      []string
+	}{
+		{false, []string{
+			`() helper ai ""`, `() helper tool "ok"`, `() helper ai "deployed it"`,
+			`() report ai "report: 4 messages"`,
+		}},
+		{true, []string{
+			`helper agent ai ""`, `helper tools tool "ok"`, `helper agent ai "deplo"`, `helper agent ai "yed i"`, `helper agent ai "t"`,
+			`() report ai "report: 4 messages"`,
+		}},
+	}
+	for _, tc := range tests {
+		parent := parentGraph(t, newAgent(), checkpoint.NewMemory())
+		var got []string
+		for part, err := range parent.Stream(ctx, engine.State{"messages": []any{"ship it"}}, engine.Config{ThreadID: "t1", Subgraphs: tc.subgraphs}, engine.StreamMessages) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := part.Data.(engine.MessageChunk)
+			ns := "()"
+			if part.Namespace != nil {
+				ns, _, _ = strings.Cut(strings.Join(part.Namespace, "|"), ":")
+			}
+			node, _ := c.Metadata.Get("langgraph_node")
+			got = append(got, fmt.Sprintf("%s %v %s %q", ns, node, c.Message.Type, c.Message.Text()))
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("Subgraphs=%v: messages mismatch (-want +got):\n%s", tc.subgraphs, d)
+		}
+	}
+}
