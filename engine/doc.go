@@ -28,7 +28,9 @@
 //     pauses the parent and a resume continues it from its checkpoint;
 //     Command{Graph: CommandParent} inside it is the node's output;
 //     Config.Subgraphs streams its chunks with their Namespace and makes
-//     GetState fill TaskInfo.State.
+//     GetState fill TaskInfo.State; Config.CheckpointNS (a task's
+//     namespace) makes GetState and GetStateHistory read the subgraph's
+//     own checkpoints, as a config's checkpoint_ns does.
 //   - The "messages" stream mode (StreamMessages): chat model output as
 //     MessageChunk pairs of message and LangGraph's task metadata. Nodes
 //     call models through Generate, which streams a StreamingChatModel's

@@ -38,6 +38,12 @@ type Config struct {
 	// Namespace (stream's subgraphs=True), and makes GetState give the
 	// state of subgraph tasks (get_state's subgraphs=True).
 	Subgraphs bool
+	// CheckpointNS addresses the checkpoints of a subgraph task, its
+	// namespace "node:<task id>" (nested levels joined by "|"), as
+	// LangGraph's configurable checkpoint_ns does: GetState and
+	// GetStateHistory then read that subgraph's state. Runs and
+	// UpdateState refuse it.
+	CheckpointNS string
 }
 
 func (c Config) limitOr(def int) int {
@@ -144,6 +150,10 @@ func (g *Graph) stream(ctx context.Context, input any, cfg Config, outKeys []str
 				return false
 			}
 			return true
+		}
+		if cfg.CheckpointNS != "" {
+			yield(StreamPart{}, errCheckpointNS("run"))
+			return
 		}
 		if err := r.execute(input); err != nil && !r.stopped {
 			yield(StreamPart{}, err)
