@@ -448,7 +448,7 @@
 // whose Problems each print as "file:line:col: field: message", the field
 // being the dotted path of the value ("tools[0].results[1].when"):
 //
-//	weather.yaml:3:9: agent.kind: unknown kind "reakt": expected "react", "agent", "go" or "command" (did you mean "react"?)
+//	weather.yaml:3:9: agent.kind: unknown kind "reakt": expected "react", "agent", "graph", "go" or "command" (did you mean "react"?)
 //	weather.yaml:12:9: tools[0].results[0].retrun: unknown field "retrun" (did you mean "return"?)
 //
 // Scenario.Pos gives the place of any field of a loaded scenario, so

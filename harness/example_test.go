@@ -74,7 +74,7 @@ turns:
 		}
 	}
 	// Output:
-	// broken.yaml:2:9: agent.kind: unknown kind "reakt": expected "react", "agent", "go" or "command" (did you mean "react"?)
+	// broken.yaml:2:9: agent.kind: unknown kind "reakt": expected "react", "agent", "graph", "go" or "command" (did you mean "react"?)
 	// broken.yaml:3:3: agent.modle: unknown field "modle" (did you mean "model"?)
 	// broken.yaml:7:5: tools[0]: needs exactly one of go, results or emulate, got results and emulate
 	// broken.yaml:11:5: turns[0].resume: thread "main" has not started: its first turn cannot be resume
