@@ -250,13 +250,18 @@ func modelID(name string) string {
 
 func (st *setup) buildModel(ctx context.Context, s *Scenario, opts *Options) (engine.ChatModel, error) {
 	if s.Agent.Model == "" || s.Agent.Model == "scripted" {
-		if s.Script == nil {
+		var script llm.Script
+		switch {
+		case s.Script != nil:
+			var err error
+			if script, err = parseScript(s.Script); err != nil {
+				return nil, fmt.Errorf("script: %w", err)
+			}
+		case usesScenarioModel(s):
 			return nil, errors.New("script: a scripted model needs a script")
 		}
-		script, err := parseScript(s.Script)
-		if err != nil {
-			return nil, fmt.Errorf("script: %w", err)
-		}
+		// without a script (a graph whose nodes all have models of their
+		// own) the model is never called
 		m := llm.NewScripted("model", st.skipAnswered(ctx, "model", script)).WithRequestLog(0) // only the count is read
 		st.scripted["model"] = m
 		return m, nil

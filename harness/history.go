@@ -77,7 +77,7 @@ func (h *historyReader) steps(ctx context.Context, ns, startID string, before []
 		}
 		step := h.step(parent, c, ns)
 		msgs = step.Messages
-		inner, err := h.subgraphs(ctx, parent.Tasks, depth)
+		inner, shown, err := h.subgraphs(ctx, parent.Tasks, depth)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -85,11 +85,11 @@ func (h *historyReader) steps(ctx context.Context, ns, startID string, before []
 		if ns != "" && step.Nodes[0] == "input" {
 			continue
 		}
-		steps = append(steps, withoutShown(step, inner))
+		steps = append(steps, withoutShown(step, shown))
 		steps = append(steps, inner...)
 	}
 	// subgraph tasks paused inside: what they ran so far
-	paused, err := h.subgraphs(ctx, hist[0].Tasks, depth)
+	paused, _, err := h.subgraphs(ctx, hist[0].Tasks, depth)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -126,40 +126,40 @@ func (h *historyReader) step(p, c *engine.StateSnapshot, ns string) grade.Step {
 }
 
 // subgraphs reads the steps of the tasks among tasks that ran a
-// subgraph, in task order, each from where the turn began in it.
-func (h *historyReader) subgraphs(ctx context.Context, tasks []engine.TaskInfo, depth int) ([]grade.Step, error) {
+// subgraph, in task order, each from where the turn began in it. It also
+// returns the IDs of the messages those subgraphs hold at the end, which
+// their steps show (in this turn, or in the one that paused inside).
+func (h *historyReader) subgraphs(ctx context.Context, tasks []engine.TaskInfo, depth int) ([]grade.Step, map[string]bool, error) {
 	var out []grade.Step
+	shown := map[string]bool{}
 	for _, t := range tasks {
 		if t.StateConfig == nil {
 			continue
 		}
 		if depth >= maxSubgraphDepth {
-			return nil, fmt.Errorf("subgraphs nested deeper than %d levels", maxSubgraphDepth)
+			return nil, nil, fmt.Errorf("subgraphs nested deeper than %d levels", maxSubgraphDepth)
 		}
 		ns := t.StateConfig.CheckpointNS
-		inner, _, err := h.steps(ctx, ns, h.starts[ns], nil, depth+1)
+		inner, msgs, err := h.steps(ctx, ns, h.starts[ns], nil, depth+1)
 		if err != nil {
-			return nil, fmt.Errorf("read the steps of subgraph %s: %w", ns, err)
+			return nil, nil, fmt.Errorf("read the steps of subgraph %s: %w", ns, err)
 		}
 		out = append(out, inner...)
+		for _, m := range msgs {
+			if m.ID != "" {
+				shown[m.ID] = true
+			}
+		}
 	}
-	return out, nil
+	return out, shown, nil
 }
 
 // withoutShown leaves out of a step's changed messages those its
 // subgraphs' steps show: a subgraph node writes back the subgraph's
 // whole conversation.
-func withoutShown(step grade.Step, inner []grade.Step) grade.Step {
-	if len(inner) == 0 {
+func withoutShown(step grade.Step, shown map[string]bool) grade.Step {
+	if len(shown) == 0 {
 		return step
-	}
-	shown := map[string]bool{}
-	for _, st := range inner {
-		for _, m := range st.Changed {
-			if m.ID != "" {
-				shown[m.ID] = true
-			}
-		}
 	}
 	var keep []engine.Message
 	for _, m := range step.Changed {

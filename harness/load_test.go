@@ -218,6 +218,27 @@ func TestLoadBrokenFiles(t *testing.T) {
 			`testdata/load/stream.yaml:14:34: expect.streamed[1].type: unknown type "chunk": expected "ai", "tool", "human" or "system"`,
 		},
 	}, {
+		file:   "graph.yaml",
+		reason: "a graph's nodes: names unique and free of LangGraph's reserved forms, models and tools that exist (with suggestions), middleware and react-only fields on the right kind, middleware options built; agent fields that belong to a node",
+		want: []string{
+			`testdata/load/graph.yaml:1:1: script: missing: the "scripted" model (the default agent.model) answers from script`,
+			`testdata/load/graph.yaml:3:3: agent.prompt: not for a "graph" agent: set it on the node whose agent it configures (agent.nodes[i].prompt)`,
+			`testdata/load/graph.yaml:5:13: agent.nodes[0].name: "__start__" is LangGraph's own: a node's name may not start with "__"`,
+			`testdata/load/graph.yaml:7:14: agent.nodes[1].model: no model "reseacher" in models: a node's model is the scenario's (leave it out) or a scripted model of models (did you mean "researcher"?)`,
+			`testdata/load/graph.yaml:8:15: agent.nodes[1].tools[0]: unknown tool "get_wether" (did you mean "get_weather"?)`,
+			`testdata/load/graph.yaml:9:19: agent.nodes[1].middleware: middleware needs kind "agent" (create_agent), not "react"`,
+			`testdata/load/graph.yaml:10:13: agent.nodes[2].name: duplicate node "researcher" (also agent.nodes[1])`,
+			`testdata/load/graph.yaml:12:7: agent.nodes[2].version: only for kind "react" (create_react_agent), not "agent"`,
+			`testdata/load/graph.yaml:13:62: agent.nodes[2].middleware[0].options: run_limit: expected an integer or null, got 'many'`,
+			`testdata/load/graph.yaml:14:14: agent.nodes[3].name: "a:b": a node's name may not hold ":" or "|", which checkpoint namespaces use`,
+		},
+	}, {
+		file:   "nodes.yaml",
+		reason: "nodes belong to a graph agent",
+		want: []string{
+			`testdata/load/nodes.yaml:2:3: agent.nodes: only for agent.kind "graph", not "react"`,
+		},
+	}, {
 		file:   "two_docs.yaml",
 		reason: "a file holds one scenario",
 		want: []string{
