@@ -15,7 +15,8 @@ import (
 var graphOnNode = []string{"prompt", "name", "version", "response_format", "middleware", "handle_tool_errors"}
 
 // checkGraph checks a "graph" agent and its nodes: nodes only on that
-// kind, the fields that belong to a node not on the graph, unique node
+// kind, the fields that belong to a node not on the graph, a
+// checkpointer (the runner reads the subgraphs' steps from it), unique node
 // names that are not LangGraph's reserved ones, node models and tools
 // that exist, middleware on "agent" nodes only, and each node's
 // middleware options.
@@ -36,6 +37,9 @@ func (r *reader) checkGraph(s *Scenario) {
 		if set[f] {
 			r.problem("agent."+f, r.keyPosOf("agent."+f), `not for a "graph" agent: set it on the node whose agent it configures (agent.nodes[i].`+f+`)`)
 		}
+	}
+	if a.Checkpointer != nil && !*a.Checkpointer {
+		r.problem("agent.checkpointer", r.posOf("agent.checkpointer"), `a "graph" agent needs its checkpointer: what its subgraphs did is read from their checkpoints`)
 	}
 	var toolNames []string
 	for _, t := range s.Tools {

@@ -161,9 +161,10 @@
 //
 // The graph takes the top-level agent's model, base_url,
 // recursion_limit (the graph's, which its subgraphs inherit),
-// checkpointer, interrupt_before and interrupt_after (node names of the
-// graph) and max_concurrency; the other agent fields belong to a node
-// and are errors on the graph. The state is MessagesState, plus
+// interrupt_before and interrupt_after (node names of the graph) and
+// max_concurrency; the other agent fields belong to a node and are
+// errors on the graph, and so is checkpointer: false (the runner reads
+// what the subgraphs did from their checkpoints). The state is MessagesState, plus
 // structured_response (the last one written) when a node sets
 // response_format.
 //
