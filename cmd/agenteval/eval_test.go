@@ -120,11 +120,11 @@ func TestReportCompareTellsVariantsApart(t *testing.T) {
 	}
 	code, _, errOut = runCLI("report", "compare", "--threshold", "pass_rate[nope]:delta>=0", eighty, again)
 	if code != exitUsage || !strings.Contains(errOut, "matches nothing") {
-		t.Errorf("a threshold that matches nothing: exit %d, want 3\n%s", code, errOut)
+		t.Errorf("a threshold that matches nothing: exit %d, want 2\n%s", code, errOut)
 	}
 	code, _, errOut = runCLI("report", "compare", "--threshold", "pass_rate:median>=0", eighty, again)
 	if code != exitUsage || !strings.Contains(errOut, `unknown aggregate "median"`) {
-		t.Errorf("a bad threshold: exit %d, want 3\n%s", code, errOut)
+		t.Errorf("a bad threshold: exit %d, want 2\n%s", code, errOut)
 	}
 
 	// eval --baseline compares the same way
