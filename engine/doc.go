@@ -36,7 +36,8 @@
 //     call models through Generate, which streams a StreamingChatModel's
 //     chunks as they come and any other model's answer whole; messages a
 //     node writes that no model streamed (tool messages) follow when the
-//     node ends; nothing is streamed twice.
+//     node ends, except those it was given (a subgraph node writes back
+//     its whole conversation); nothing is streamed twice.
 //   - ToolNode: the calls of one AI message run concurrently, their tool
 //     messages come back in call order; arguments are validated against
 //     the tool's JSON Schema the way LangChain's pydantic models do;
