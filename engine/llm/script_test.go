@@ -3,6 +3,7 @@ package llm_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/agenteval/agenteval/engine"
@@ -241,6 +242,8 @@ func FuzzParseScript(f *testing.F) {
 		`{"responses": [{"id": 1, "tool_calls": [{}]}, 7], "then": {}}`,
 		`{"responses": [`,
 		`null`,
+		`{"responses": [{"content": "héllo wörld, 中文"}, {"content": [{"type": "text", "text": "x"}]}], "chunk_size": 3}`,
+		`{"chunk_size": -2}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -257,6 +260,24 @@ func FuzzParseScript(f *testing.F) {
 		for range len(script.Responses) + 2 {
 			if _, err := m.Generate(t.Context(), engine.ModelRequest{}); err != nil && !isExpected(err) {
 				t.Fatalf("Generate on a parsed script: unexpected error %v", err)
+			}
+		}
+		// streamed, every answer's chunks add up to its text
+		s := llm.NewScripted("fuzz", script)
+		for range len(script.Responses) + 2 {
+			var text strings.Builder
+			msg, err := s.GenerateStream(t.Context(), engine.ModelRequest{}, func(c engine.Message) error {
+				text.WriteString(c.Text())
+				return nil
+			})
+			if err != nil {
+				if !isExpected(err) {
+					t.Fatalf("GenerateStream on a parsed script: unexpected error %v", err)
+				}
+				continue
+			}
+			if text.String() != msg.Text() {
+				t.Fatalf("GenerateStream chunks %q, want the answer's text %q", text.String(), msg.Text())
 			}
 		}
 	})
