@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"slices"
+
 	"github.com/agenteval/agenteval/emulator"
 	"github.com/agenteval/agenteval/grade"
 )
@@ -252,14 +254,7 @@ type Turn struct {
 type StreamModes []string
 
 // Has says whether the modes include mode.
-func (m StreamModes) Has(mode string) bool {
-	for _, x := range m {
-		if x == mode {
-			return true
-		}
-	}
-	return false
-}
+func (m StreamModes) Has(mode string) bool { return slices.Contains(m, mode) }
 
 // Position is a place in a scenario file, 1-based.
 type Position struct {
