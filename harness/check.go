@@ -53,6 +53,7 @@ func (r *reader) checkAgent(s *Scenario) {
 	if a.RecursionLimit > r.limits.RecursionLimit {
 		r.problem("agent.recursion_limit", r.posOf("agent.recursion_limit"), fmt.Sprintf("%d is above the cap of %d supersteps (--limit recursion_limit=N, Limits.RecursionLimit): a run's cost grows with the square of its steps", a.RecursionLimit, r.limits.RecursionLimit))
 	}
+	r.checkAuxModels(s)
 	r.checkMiddlewareList(s, "agent.middleware", a.Middleware)
 	r.checkGraph(s)
 }
@@ -64,6 +65,9 @@ func (r *reader) checkMiddlewareList(s *Scenario, path string, list []Middleware
 	models := map[string]engine.ChatModel{"model": llm.NewScripted("model", llm.Script{})}
 	for name := range s.Models {
 		models[name] = llm.NewScripted(name, llm.Script{})
+	}
+	for _, ref := range auxModelRefs(s) {
+		models[ref.name] = llm.NewScripted(ref.name, llm.Script{})
 	}
 	for i, m := range list {
 		opts, ok := m.Options.(*engine.Object)

@@ -73,6 +73,14 @@ func TestLoadBrokenFiles(t *testing.T) {
 			`testdata/load/middleware_options.yaml:5:16: agent.middleware[0].options: run_limit: expected an integer or null, got 'many'`,
 		},
 	}, {
+		file:   "aux_models.yaml",
+		reason: "a provider model named in middleware options is checked like agent.model, at its place; an openai-compatible one needs agent.base_url",
+		want: []string{
+			`testdata/load/aux_models.yaml:5:24: agent.middleware[0].options.model: unknown provider "openia" in model "openia:gpt-4.1-mini": expected "openai", "anthropic" or "openai-compatible" (did you mean "openai"?)`,
+			`testdata/load/aux_models.yaml:7:56: agent.middleware[1].options.models[1]: missing agent.base_url: an "openai-compatible" model answers from the agent's server`,
+			`testdata/load/aux_models.yaml:9:24: agent.middleware[2].options.model: model "openai:" names no model: expected "openai:<model>"`,
+		},
+	}, {
 		file:   "enums.yaml",
 		reason: "a value outside an enum lists the allowed values, with a suggestion when one is close",
 		want: []string{
@@ -219,7 +227,7 @@ func TestLoadBrokenFiles(t *testing.T) {
 		},
 	}, {
 		file:   "graph.yaml",
-		reason: "a graph's nodes: names unique and free of LangGraph's reserved forms, models and tools that exist (with suggestions), middleware and react-only fields on the right kind, middleware options built; agent fields that belong to a node; a checkpointer",
+		reason: "a graph's nodes: names unique and free of LangGraph's reserved forms, models and tools that exist (with suggestions), middleware and react-only fields on the right kind, middleware options built; agent fields that belong to a node; a checkpointer; provider models in a node's middleware options",
 		want: []string{
 			`testdata/load/graph.yaml:1:1: script: missing: the "scripted" model (the default agent.model) answers from script`,
 			`testdata/load/graph.yaml:3:3: agent.prompt: not for a "graph" agent: set it on the node whose agent it configures (agent.nodes[i].prompt)`,
@@ -232,6 +240,7 @@ func TestLoadBrokenFiles(t *testing.T) {
 			`testdata/load/graph.yaml:13:7: agent.nodes[2].version: only for kind "react" (create_react_agent), not "agent"`,
 			`testdata/load/graph.yaml:14:62: agent.nodes[2].middleware[0].options: run_limit: expected an integer or null, got 'many'`,
 			`testdata/load/graph.yaml:15:14: agent.nodes[3].name: "a:b": a node's name may not hold ":" or "|", which checkpoint namespaces use`,
+			`testdata/load/graph.yaml:18:69: agent.nodes[4].middleware[0].options.model: unknown provider "opnai" in model "opnai:gpt-4.1-mini": expected "openai", "anthropic" or "openai-compatible" (did you mean "openai"?)`,
 		},
 	}, {
 		file:   "nodes.yaml",
