@@ -28,13 +28,16 @@
 //     pauses the parent and a resume continues it from its checkpoint;
 //     Command{Graph: CommandParent} inside it is the node's output;
 //     Config.Subgraphs streams its chunks with their Namespace and makes
-//     GetState fill TaskInfo.State.
+//     GetState fill TaskInfo.State; Config.CheckpointNS (a task's
+//     namespace) makes GetState and GetStateHistory read the subgraph's
+//     own checkpoints, as a config's checkpoint_ns does.
 //   - The "messages" stream mode (StreamMessages): chat model output as
 //     MessageChunk pairs of message and LangGraph's task metadata. Nodes
 //     call models through Generate, which streams a StreamingChatModel's
 //     chunks as they come and any other model's answer whole; messages a
 //     node writes that no model streamed (tool messages) follow when the
-//     node ends; nothing is streamed twice.
+//     node ends, except those it was given (a subgraph node writes back
+//     its whole conversation); nothing is streamed twice.
 //   - The store of a run: the graph's (CompileOptions.Store) or one given
 //     at invocation (Config.Store, LangGraph's runtime store), which a
 //     subgraph inherits from its parent's run.

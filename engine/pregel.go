@@ -39,6 +39,12 @@ type Config struct {
 	// Namespace (stream's subgraphs=True), and makes GetState give the
 	// state of subgraph tasks (get_state's subgraphs=True).
 	Subgraphs bool
+	// CheckpointNS addresses the checkpoints of a subgraph task, its
+	// namespace "node:<task id>" (nested levels joined by "|"), as
+	// LangGraph's configurable checkpoint_ns does: GetState and
+	// GetStateHistory then read that subgraph's state. Runs and
+	// UpdateState refuse it.
+	CheckpointNS string
 	// Store is the store of this run, used instead of the one the graph
 	// was compiled with (CompileOptions.Store); nil means the graph's.
 	// It is LangGraph's store given at invocation, which Pregel takes
@@ -191,6 +197,10 @@ func (g *Graph) stream(ctx context.Context, input any, cfg Config, outKeys []str
 				return false
 			}
 			return true
+		}
+		if cfg.CheckpointNS != "" {
+			yield(StreamPart{}, errCheckpointNS("run"))
+			return
 		}
 		if err := r.execute(input); err != nil && !r.stopped {
 			yield(StreamPart{}, err)
@@ -1092,6 +1102,7 @@ func (r *run) attemptTask(t *task) (err error) {
 		MaxConcurrency: r.cfg.MaxConcurrency,
 		StreamWriter:   r.streamWriter,
 	}}
+	r.seeNodeInput(t)
 	var out any
 	if t.node.fn != nil {
 		out, err = t.node.fn(ctx, t.input)

@@ -230,6 +230,9 @@ func applyVariant(f *File, vi int, s *harness.Scenario, used map[string]bool) (*
 	c := deepCopy(reflectValue(s), func(x string) string { return x }).Interface().(*harness.Scenario)
 	c.Expect.Golden = false
 	if v.Prompt != nil {
+		if c.Agent.Kind == "graph" {
+			return nil, f.problem(field+".prompt", "scenario %s is a graph of agents, each with its own prompt (agent.nodes[i].prompt): a variant's prompt has no one agent to go to", s.Name)
+		}
 		c.Agent.Prompt = *v.Prompt
 	}
 	if v.Model != "" {
@@ -280,7 +283,7 @@ func applyVariant(f *File, vi int, s *harness.Scenario, used map[string]bool) (*
 		}
 		c.Agent.Middleware[k].Options = opts
 	}
-	if (c.Agent.Model == "" || c.Agent.Model == "scripted") && c.Script == nil {
+	if (c.Agent.Model == "" || c.Agent.Model == "scripted") && c.Script == nil && usesScenarioModel(c) {
 		return nil, f.problem(field, "scenario %s under variant %s has a scripted model and no script", s.Name, v.Name)
 	}
 	return c, nil
@@ -316,3 +319,12 @@ func filepathJoin(dir, rel string) string {
 }
 
 func filepathToSlash(p string) string { return filepath.ToSlash(p) }
+
+// usesScenarioModel says whether the scenario's own model answers: for a
+// graph of agents, when a node has no model of its own.
+func usesScenarioModel(s *harness.Scenario) bool {
+	if s.Agent.Kind != "graph" {
+		return true
+	}
+	return slices.ContainsFunc(s.Agent.Nodes, func(n harness.Node) bool { return n.Model == "" })
+}

@@ -34,21 +34,27 @@ func auxModelRefs(s *Scenario) []auxRef {
 		}
 		refs = append(refs, auxRef{name: name, path: path})
 	}
-	for i, m := range s.Agent.Middleware {
-		o, _ := m.Options.(*engine.Object)
-		if o == nil {
-			continue
-		}
-		base := fmt.Sprintf("agent.middleware[%d].options", i)
-		if v, ok := o.Get("model"); ok {
-			add(v, base+".model")
-		}
-		if v, ok := o.Get("models"); ok {
-			list, _ := v.([]any)
-			for j, e := range list {
-				add(e, fmt.Sprintf("%s.models[%d]", base, j))
+	scan := func(path string, list []Middleware) {
+		for i, m := range list {
+			o, _ := m.Options.(*engine.Object)
+			if o == nil {
+				continue
+			}
+			base := fmt.Sprintf("%s[%d].options", path, i)
+			if v, ok := o.Get("model"); ok {
+				add(v, base+".model")
+			}
+			if v, ok := o.Get("models"); ok {
+				list, _ := v.([]any)
+				for j, e := range list {
+					add(e, fmt.Sprintf("%s.models[%d]", base, j))
+				}
 			}
 		}
+	}
+	scan("agent.middleware", s.Agent.Middleware)
+	for i, n := range s.Agent.Nodes {
+		scan(fmt.Sprintf("agent.nodes[%d].middleware", i), n.Middleware)
 	}
 	return refs
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -136,6 +137,15 @@ func providerScripts() map[string]fakeProvider {
 				Text:  `{"reasoning": "The output names Canberra, as the reference does, and says nothing false.", "score": 1}`,
 				Usage: serve.Usage{Input: 301, Output: 24}, Check: wantJudgePrompt},
 		),
+		"providers/openai_stream_messages": newFake(fakeOpenAIKey,
+			serve.Turn{Model: "gpt-4.1-mini-2025-04-14", Text: "I'll check the weather in Oslo.", ToolCalls: []serve.ToolCall{
+				{ID: "call_0sl0Sn0w", Name: "get_weather", Args: `{"city":"Oslo"}`},
+			}, Usage: serve.Usage{Input: 94, Output: 24}, Check: wantStream},
+			serve.Turn{Model: "gpt-4.1-mini-2025-04-14", Text: "Yes: it is snowing in Oslo, at -3 °C.",
+				Usage: serve.Usage{Input: 140, Output: 15}, Check: func(r *serve.Request) error {
+					return errors.Join(wantStream(r), wantToolResults(1)(r))
+				}},
+		),
 		"providers/agent_aux_models": newFake(fakeOpenAIKey,
 			// the fallback's answer to the first turn (the scripted agent
 			// fails), then the summarizer's, when the second turn makes
@@ -222,6 +232,19 @@ func wantToolChoice(r *serve.Request, want string) error {
 	}
 	if got := body["tool_choice"]; got != want {
 		return fmt.Errorf("tool_choice = %v, want %q (the structured-output tool is required)", got, want)
+	}
+	return nil
+}
+
+// wantStream checks that a request asks for a stream, as a model called
+// under the "messages" stream mode does.
+func wantStream(r *serve.Request) error {
+	body, err := r.JSON()
+	if err != nil {
+		return err
+	}
+	if body["stream"] != true {
+		return fmt.Errorf(`stream = %v, want true: the "messages" stream mode streams the model`, body["stream"])
 	}
 	return nil
 }

@@ -79,7 +79,7 @@ func TestRunGitHubActions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(data), "## an earlier step\n## ❌ agenteval: 0 passed, 13 failed, 2 errored") {
+	if !strings.HasPrefix(string(data), "## an earlier step\n## ❌ agenteval: 0 passed, 14 failed, 2 errored") {
 		t.Errorf("GITHUB_STEP_SUMMARY: the run's summary is not appended:\n%s", data)
 	}
 

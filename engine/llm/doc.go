@@ -38,7 +38,10 @@
 // "tool_call" is accepted) and "usage" (input_tokens, output_tokens and
 // optionally total_tokens, which defaults to their sum, plus
 // input_token_details and output_token_details) — or {"raise": {"error":
-// kind, "message": text}}. Every key is optional except where named;
+// kind, "message": text}}. "chunk_size" (a whole number, default 0) sets
+// Script.ChunkSize: under the "messages" stream mode each answer's text
+// streams in chunks of that many characters (0: one chunk), its tool
+// calls and usage on the last. Every key is optional except where named;
 // unknown keys are errors. ParseScript reports every problem it finds at
 // once, each with its JSON path: responses[2].tool_calls[0]: missing
 // "name".
