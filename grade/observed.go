@@ -95,9 +95,12 @@ type Invoke struct {
 // Usage is what a run used.
 type Usage struct {
 	// ModelCalls counts every model call, EmulatedModelCalls those made
-	// by tool emulators among them.
+	// by tool emulators among them and JudgeModelCalls those made by the
+	// judges of expect.graders (which the transcript, written before the
+	// graders run, leaves out).
 	ModelCalls         int
 	EmulatedModelCalls int
+	JudgeModelCalls    int
 	// ToolCalls counts the tool calls the tool node answered (run,
 	// emulated, or turned into an error message), not retried runs.
 	ToolCalls int

@@ -27,7 +27,10 @@ type setup struct {
 	graph *engine.Graph
 	limit int
 	model *meteredModel
-	tools []*scriptedTool
+	// judges meters the calls of expect.graders' judges, which count
+	// into the result's usage after the graders ran (judgeUsage).
+	judges meteredModel
+	tools  []*scriptedTool
 	// abandoned lists the Go tool calls given up on (boundedTool).
 	abandoned abandonLog
 	recorder  *cassette.Recorder
@@ -480,6 +483,9 @@ type meteredModel struct {
 	prices   llm.PriceTable
 	shared   *meteredModel
 	emulated bool
+	// judge marks a scripted judge: its calls count, its made-up usage
+	// does not.
+	judge bool
 
 	mu            sync.Mutex
 	calls         int
@@ -561,7 +567,7 @@ func (m *meteredModel) record(msg engine.Message, err error) {
 	if m.emulated {
 		meter.emulatedCalls++
 	}
-	if err == nil && msg.UsageMetadata != nil {
+	if err == nil && msg.UsageMetadata != nil && !m.judge {
 		u := msg.UsageMetadata
 		meter.usage.InputTokens += u.InputTokens
 		meter.usage.OutputTokens += u.OutputTokens
@@ -588,7 +594,11 @@ func (m *meteredModel) record(msg engine.Message, err error) {
 // total does not depend on the order parallel calls (tool emulators)
 // finished in. The caller holds mu.
 func (m *meteredModel) cost() float64 {
-	costs := slices.Clone(m.costs)
+	return sumSmallestFirst(slices.Clone(m.costs))
+}
+
+// sumSmallestFirst sorts costs and sums them smallest first.
+func sumSmallestFirst(costs []float64) float64 {
 	slices.Sort(costs)
 	total := 0.0
 	for _, c := range costs {

@@ -477,7 +477,11 @@
 //     its own script, in the form of the top-level script) or a provider
 //     model ("openai:gpt-4.1-mini", with base_url as for the agent), whose
 //     calls go through the scenario's cassette like the agent's, so a
-//     replay needs no network. The judge must answer with a JSON object,
+//     replay needs no network. The judges' calls, tokens and cost count
+//     in the report's usage (judge_model_calls among model_calls), and so
+//     in an eval trial's cost and --max-cost; the transcript, written
+//     before the graders run, shows the agent's alone. The judge must
+//     answer with a JSON object,
 //     {"reasoning": "...", "score": <number or true/false>}; an answer
 //     that is not one, or whose score is outside [0,1] or the choices,
 //     makes the scenario an error naming the scenario and the grader,

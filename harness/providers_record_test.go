@@ -530,3 +530,37 @@ func editedScenarioMisses(t *testing.T, file, oldText, newText string) {
 		}
 	}
 }
+
+// TestJudgeUsageCounts: a provider judge's call is part of what a run
+// cost. The same replay with the judge removed (its recorded call then
+// unused, as replay allows) must report one model call, the judge's
+// tokens and its cost less.
+func TestJudgeUsageCounts(t *testing.T) {
+	var judged *harness.Scenario
+	for _, s := range loadProviderScenarios(t) {
+		if s.Name == "providers/openai_judge" {
+			judged = s
+		}
+	}
+	if judged == nil {
+		t.Fatal("the corpus has no providers/openai_judge scenario")
+	}
+	opts := harness.Options{CassetteDir: providerCassettes, GoldenDir: providerGolden, Mode: cassette.ModeReplay, Transport: noNetwork{t}}
+	with := harness.Run(context.Background(), []*harness.Scenario{judged}, opts).Scenarios[0]
+	bare := *judged
+	bare.Expect.Graders = nil
+	without := harness.Run(context.Background(), []*harness.Scenario{&bare}, opts).Scenarios[0]
+	if with.Status != report.StatusPass || without.Status != report.StatusPass {
+		t.Fatalf("status with the judge %s (%s), without %s (%s): want both to pass", with.Status, with.Message, without.Status, without.Message)
+	}
+	u, v := with.Usage, without.Usage
+	if u.JudgeModelCalls != 1 || v.JudgeModelCalls != 0 || u.ModelCalls != v.ModelCalls+1 {
+		t.Errorf("model calls %d (judge %d) with the judge, %d (judge %d) without: want the judge's one call more", u.ModelCalls, u.JudgeModelCalls, v.ModelCalls, v.JudgeModelCalls)
+	}
+	if u.InputTokens <= v.InputTokens || u.OutputTokens <= v.OutputTokens || u.TotalTokens != u.InputTokens+u.OutputTokens {
+		t.Errorf("tokens with the judge %+v, without %+v: want the judge's tokens added", u, v)
+	}
+	if !(u.CostUSD > v.CostUSD) || !u.CostKnown {
+		t.Errorf("cost with the judge %v (known %v), without %v: want the judge's cost added", u.CostUSD, u.CostKnown, v.CostUSD)
+	}
+}

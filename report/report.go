@@ -185,9 +185,11 @@ type Exchange struct {
 // Usage is what a scenario used.
 type Usage struct {
 	// ModelCalls counts every model call, EmulatedModelCalls those made
-	// by tool emulators among them.
+	// by tool emulators among them and JudgeModelCalls those made by the
+	// judges of expect.graders; tokens and cost include the judges' too.
 	ModelCalls         int `json:"model_calls"`
 	EmulatedModelCalls int `json:"emulated_model_calls,omitempty"`
+	JudgeModelCalls    int `json:"judge_model_calls,omitempty"`
 	ToolCalls          int `json:"tool_calls"`
 	// ToolRuns counts the runs of tool functions: retries count again,
 	// calls answered by an emulator model count none.
