@@ -32,8 +32,10 @@ type RecorderOptions struct {
 // Recorder is a Source that forwards every request to the real provider
 // through a recording cassette.Recorder, so the exchange is stored
 // scrubbed as every recording is, and answers with the response as the
-// recorder returns it: decoded (no Content-Encoding) and scrubbed, the
-// same bytes a later replay sends. The server does not check tool-result
+// recorder returns it: decoded (no Content-Encoding), the same bytes a
+// later replay sends. A streamed answer (Content-Type
+// text/event-stream) is relayed event by event as the provider sends
+// it, and recorded whole, its events as they came, when it ends. The server does not check tool-result
 // pairing for it: the provider's own answer to a bad request is what a
 // recording wants.
 type Recorder struct {
@@ -82,6 +84,11 @@ func (r *Recorder) Answer(ctx context.Context, req *Request) (Reply, error) {
 	resp, err := r.rec.Client().Do(out)
 	if err != nil {
 		return Reply{}, fmt.Errorf("%s: forward to %s: %w", req, base, err)
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		// relayed event by event as the provider sends them; the
+		// recorder stores the stream when the server closes it
+		return Reply{Status: resp.StatusCode, Header: replayHeader(resp.Header, req, nil), Stream: resp.Body}, nil
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)

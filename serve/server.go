@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/agenteval/agenteval/cassette"
+	"github.com/agenteval/agenteval/engine/llm"
 )
 
 // Source answers the model requests a Server accepts: a script, a
@@ -29,10 +30,17 @@ type Reply struct {
 	// 1-based number, which default response ids carry.
 	Turn *Turn
 	N    int
-	// Status, Header and Body, when Turn is nil, are sent as they are.
+	// Status, Header and Body, when Turn is nil, are sent as they are;
+	// a body that is an event stream goes out event by event, each
+	// flushed, with its bytes as given.
 	Status int
 	Header http.Header
 	Body   []byte
+	// Stream, when Turn is nil and it is set, is the body instead of
+	// Body, sent as it is read: an event stream (by Header's
+	// Content-Type) event by event, each as soon as it is whole. The
+	// server closes it.
+	Stream io.ReadCloser
 }
 
 // Options configures a Server. Source is required; the zero value of
@@ -167,14 +175,7 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req *Request
 		return
 	}
 	if reply.Turn == nil {
-		s.remember(x, callsOf(req.Protocol, req.Path, reply.Body))
-		h := w.Header()
-		for k, v := range reply.Header {
-			h[k] = slices.Clone(v)
-		}
-		noDate(w)
-		w.WriteHeader(reply.Status)
-		w.Write(reply.Body)
+		s.sendAsIs(w, req, x, reply)
 		return
 	}
 	t := *reply.Turn
@@ -215,6 +216,42 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req *Request
 		answerMessages(w, t, model, id, req)
 	}
 	s.remember(x, ids)
+}
+
+// sendAsIs sends a reply that is a response already made (a replayed
+// or forwarded one): event streams event by event, each flushed, as a
+// provider sends them. A forwarded stream that breaks off is a problem
+// of the request; the client has its start and then the end of the
+// connection, as it would from the provider.
+func (s *Server) sendAsIs(w http.ResponseWriter, req *Request, x *Exchange, reply Reply) {
+	h := w.Header()
+	for k, v := range reply.Header {
+		h[k] = slices.Clone(v)
+	}
+	noDate(w)
+	w.WriteHeader(reply.Status)
+	var sent bytes.Buffer
+	switch {
+	case reply.Stream != nil:
+		defer reply.Stream.Close()
+		src := io.TeeReader(reply.Stream, &sent)
+		err := relay(w, src, strings.HasPrefix(h.Get("Content-Type"), "text/event-stream"))
+		var gone *clientGone
+		if err != nil && !errors.As(err, &gone) {
+			msg := fmt.Sprintf("%s: the answer broke off: %v", req, err)
+			s.mu.Lock()
+			x.Problem = msg
+			s.problems = append(s.problems, msg)
+			s.mu.Unlock()
+		}
+	case llm.IsEventStream(reply.Body):
+		sent.Write(reply.Body)
+		relay(w, bytes.NewReader(reply.Body), true)
+	default:
+		sent.Write(reply.Body)
+		w.Write(reply.Body)
+	}
+	s.remember(x, callsOf(req.Protocol, req.Path, sent.Bytes()))
 }
 
 // remember keeps the tool call ids of an answer.
@@ -345,16 +382,30 @@ func Listen(ctx context.Context, addr string, h http.Handler) (*Listener, error)
 	if err != nil {
 		return nil, fmt.Errorf("serve: listen on %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }}
-	ln := &Listener{URL: "http://" + l.Addr().String(), srv: srv, done: make(chan struct{})}
+	ln := &Listener{URL: "http://" + l.Addr().String(), done: make(chan struct{})}
+	ln.idle = sync.NewCond(&ln.mu)
+	// every handler is counted, so Close can wait for the last answer
+	// (and the recording of a relayed stream) to be finished
+	counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ln.mu.Lock()
+		ln.active++
+		ln.mu.Unlock()
+		defer func() {
+			ln.mu.Lock()
+			ln.active--
+			ln.idle.Broadcast()
+			ln.mu.Unlock()
+		}()
+		h.ServeHTTP(w, r)
+	})
+	ln.srv = &http.Server{Handler: counted, BaseContext: func(net.Listener) context.Context { return ctx }}
 	go func() {
 		defer close(ln.done)
-		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := ln.srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			ln.err = err
 		}
 	}()
-	stop := context.AfterFunc(ctx, func() { srv.Close() })
-	ln.stop = stop
+	ln.stop = context.AfterFunc(ctx, func() { ln.srv.Close() })
 	return ln, nil
 }
 
@@ -366,13 +417,30 @@ type Listener struct {
 	done chan struct{}
 	stop func() bool
 	err  error
+
+	mu     sync.Mutex
+	active int // handlers running
+	idle   *sync.Cond
 }
 
-// Close stops the server, closing open connections, and waits for it.
+// waitHandlers blocks until no handler is running.
+func (l *Listener) waitHandlers() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.active > 0 {
+		l.idle.Wait()
+	}
+}
+
+// Close stops the server, closing open connections (which cancels the
+// requests still being answered), and waits for it and for every
+// handler to return, so the exchange log is complete and a relayed
+// stream recorded once Close returns.
 func (l *Listener) Close() error {
 	l.stop()
 	err := l.srv.Close()
 	<-l.done
+	l.waitHandlers()
 	if l.err != nil {
 		return l.err
 	}
@@ -383,5 +451,6 @@ func (l *Listener) Close() error {
 // called) and returns why it failed, or nil.
 func (l *Listener) Wait() error {
 	<-l.done
+	l.waitHandlers()
 	return l.err
 }
