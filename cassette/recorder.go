@@ -422,11 +422,18 @@ func respond(req *http.Request, in *vcr.Interaction) *http.Response {
 // The caller holds r.mu.
 func (r *Recorder) miss(req *http.Request, key requestKey) error {
 	e := &MissError{Scenario: r.opts.Scenario, Path: r.path, Method: req.Method, URL: req.URL.Redacted()}
+	e.Closest = nearest(r.cassette, r.keys, r.used, key)
+	return e
+}
+
+// nearest finds the interaction of c (whose request keys are keys)
+// closest to key, an unused one on a tie, or nil when c is empty.
+func nearest(c *Cassette, keys []requestKey, used []bool, key requestKey) *Nearest {
 	best, bestD := -1, 0
 	reqDisplay := key.display()
-	for i, k := range r.keys {
+	for i, k := range keys {
 		d := k.distance(key, reqDisplay)
-		if r.used[i] {
+		if used[i] {
 			d++ // prefer an unused interaction on a tie
 		}
 		if best < 0 || d < bestD {
@@ -434,16 +441,35 @@ func (r *Recorder) miss(req *http.Request, key requestKey) error {
 		}
 	}
 	if best < 0 {
-		return e
+		return nil
 	}
-	in := r.cassette.Interactions[best]
-	rec := r.keys[best]
-	n := &Nearest{Index: best, Line: r.cassette.line(best), Method: in.Request.Method, URL: in.Request.URL, Used: r.used[best], Differences: rec.differences(key)}
+	in := c.Interactions[best]
+	rec := keys[best]
+	n := &Nearest{Index: best, Line: c.line(best), Method: in.Request.Method, URL: in.Request.URL, Used: used[best], Differences: rec.differences(key)}
 	if rec.body != key.body {
 		n.Diff = formatDiff(rec.display(), reqDisplay, 3, 80)
 	}
-	e.Closest = n
-	return e
+	return n
+}
+
+// NearestTo returns the interaction of c whose request is closest to the
+// one given (method, URL and body), as a MissError shows it: its index,
+// line, what differs and a diff of the canonical bodies; nil when c has
+// no interactions. used, when not nil, marks the interactions a replay
+// has already answered with (one per interaction); opts.IgnoreFields and
+// opts.IgnoreQuery apply as in matching. A replay that answers by
+// another rule than matching (serve's replay by order) uses it to show
+// what a request that found no answer was closest to.
+func NearestTo(c *Cassette, method, url, body string, used []bool, opts Options) *Nearest {
+	ignore := parseFieldPaths(opts.IgnoreFields)
+	keys := make([]requestKey, len(c.Interactions))
+	for i, in := range c.Interactions {
+		keys[i] = newRequestKey(in.Request.Method, in.Request.URL, in.Request.Body, ignore, opts.IgnoreQuery)
+	}
+	if used == nil {
+		used = make([]bool, len(keys))
+	}
+	return nearest(c, keys, used, newRequestKey(method, url, body, ignore, opts.IgnoreQuery))
 }
 
 // Calls returns the requests served so far, in the order they were

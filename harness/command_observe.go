@@ -201,22 +201,24 @@ func (r *commandRun) clientChecks(srv *serve.Server, obs *grade.Observed) []grad
 		lines = append(lines, fmt.Sprintf("%s: %s", v.Kind, v.Message))
 	}
 	calls := violationResult(invClientToolCalls, lines)
-	var refused []string
-	if err := srv.Err(); err != nil {
-		refused = strings.Split(err.Error(), "\n")
-	}
-	return []grade.Result{calls, violationResult(invRequestsAccepted, refused)}
+	return []grade.Result{calls, violationResult(invRequestsAccepted, srv.Problems())}
 }
 
 // violationResult is an invariant's result from its violations: the
-// first in the message, all of them (up to a cap) in the diff.
+// first line of the first in the message, all of them (up to a cap) in
+// the diff when there are several or one runs over several lines.
 func violationResult(name string, lines []string) grade.Result {
 	res := grade.Result{Name: name, Passed: len(lines) == 0}
 	switch {
 	case len(lines) == 1:
-		res.Message = name + ": " + lines[0]
+		first, _, more := strings.Cut(lines[0], "\n")
+		res.Message = name + ": " + first
+		if more {
+			res.Diff = lines[0] + "\n"
+		}
 	case len(lines) > 1:
-		res.Message = fmt.Sprintf("%s: %s (and %d more)", name, lines[0], len(lines)-1)
+		first, _, _ := strings.Cut(lines[0], "\n")
+		res.Message = fmt.Sprintf("%s: %s (and %d more)", name, first, len(lines)-1)
 		if len(lines) > commandMaxViolations {
 			lines = append(lines[:commandMaxViolations:commandMaxViolations], fmt.Sprintf("... %d more", len(lines)-commandMaxViolations))
 		}

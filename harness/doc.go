@@ -199,8 +199,12 @@
 // with calls by id, no call of the last answer left dangling unless the
 // run ended on an interrupt or failed) and "invariant: requests
 // accepted" (no request the provider would have refused: a malformed
-// body, a result for an unknown call id, a request after the script ran
-// out).
+// body, a result for an unknown call id, a request after the script or
+// the cassette ran out). Such a request is answered at once with the
+// provider's error status and layout (400), so the program fails instead
+// of waiting; for a cassette that ran out, the invariant's detail shows
+// the recorded request closest to it and the body diff (-recorded
+// +requested), as a replay miss of the engine does.
 //
 // # Tools
 //

@@ -311,6 +311,15 @@ func (s *Server) Err() error {
 	return errors.New(strings.Join(s.problems, "\n"))
 }
 
+// Problems returns what Err reports, one entry per refused request, in
+// the order they were refused; an entry may run over several lines (a
+// replay that ran out shows the closest recorded request).
+func (s *Server) Problems() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.problems)
+}
+
 // Exchange is one request and the answer the server gave.
 type Exchange struct {
 	// N is the request's 1-based number, in arrival order.
