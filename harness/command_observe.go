@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/agenteval/agenteval/engine"
@@ -229,9 +230,10 @@ func violationResult(name string, lines []string) grade.Result {
 
 // runCommandScenario runs and checks a "command" scenario as
 // runScenario does an engine one: the report's trajectory, final text,
-// usage and exchanges from the rebuilt run, then the graders (a judge
-// must be scripted: no cassette stays open for one), the client's
-// invariants and the golden transcript.
+// usage and exchanges from the rebuilt run, then the graders, the
+// client's invariants and the golden transcript. A provider judge calls
+// through the scenario's cassette (see commandRun.source), which the
+// grading finishes.
 func runCommandScenario(ctx context.Context, s *Scenario, opts *Options, res report.Scenario) (report.Scenario, *grade.Observed) {
 	fail := func(err error, turn int) (report.Scenario, *grade.Observed) {
 		res.Status = report.StatusError
@@ -245,5 +247,11 @@ func runCommandScenario(ctx context.Context, s *Scenario, opts *Options, res rep
 	}
 	obs := cr.obs
 	text := observedResult(s, &res, obs)
-	return (&setup{}).gradeScenario(ctx, s, opts, res, obs, text, cr.checks, fail)
+	st := &setup{recorder: cr.judges, cassette: cr.cassette}
+	gopts := *opts
+	if cr.judges != nil {
+		st.judgeClient = &http.Client{Transport: markedJudge{cr.judges}}
+		gopts.Mode = cr.mode
+	}
+	return st.gradeScenario(ctx, s, &gopts, res, obs, text, cr.checks, fail)
 }
