@@ -103,7 +103,7 @@ func TestCommandAgentRecordsThenReplays(t *testing.T) {
 					"final":          map[string]any{"contains": []string{"sunny", "rainy"}},
 					"max_tool_calls": 2,
 					"golden":         true,
-					"graders": []any{map[string]any{"name": "helpful", "judge": map[string]any{"model": "openai:gpt-4.1-mini", "builtin": "helpfulness"}}},
+					"graders":        []any{map[string]any{"name": "helpful", "judge": map[string]any{"model": "openai:gpt-4.1-mini", "builtin": "helpfulness"}}},
 				},
 			}
 			data, err := yaml.Marshal(doc)
