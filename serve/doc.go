@@ -121,8 +121,12 @@
 // arrived; a streamed one (Content-Type text/event-stream) is relayed
 // event by event as the provider sends it, each event flushed as soon as
 // it is whole, and stored whole when it ends, its events as they came,
-// so a replay sends the recorded stream. A stream that breaks off is a
-// problem of the request and fails the recording.
+// so a replay sends the recorded stream. The forwarded request outlives
+// the client's — an SDK that hangs up once it has "data: [DONE]" does
+// not cut the recording of the stream's tail — and ends when the
+// Listener closes. A stream that breaks off is a problem of the
+// request, fails the recording, and reaches the client cut off too (no
+// last chunk), as the provider's did.
 //
 // # Checks and errors
 //
@@ -154,7 +158,8 @@
 //
 // # The exchange log and the client's invariants
 //
-// Exchanges returns every request with its answer, in arrival order:
+// Exchanges returns every request with its answer, in arrival order
+// (logged as it is sent, so what a client has received is in the log):
 // the request read into engine messages (the system prompt, human, AI
 // messages with their tool calls, one tool message per tool result with
 // its call id), the status, headers and body sent, the ids of the tool

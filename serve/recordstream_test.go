@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -269,5 +270,102 @@ func TestRecorderRelaysAndRecordsStreams(t *testing.T) {
 				t.Errorf("events the SDK read from the replay mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestRecorderStreamBrokenOff: a provider's stream that breaks off
+// reaches the client as far as it came, then the connection is cut (no
+// last chunk: the client cannot take it for a whole answer); it is a
+// problem of the request, and fails the recording (nothing is written).
+func TestRecorderStreamBrokenOff(t *testing.T) {
+	events := recordStreamCases[0].events
+	ups := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte(events[0]))
+		w.(http.Flusher).Flush()
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close()
+		}
+	}))
+	defer ups.Close()
+	path := filepath.Join(t.TempDir(), "broken.yaml")
+	rec, err := cassette.Open(path, cassette.Options{Mode: cassette.ModeRecord})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, ts := start(t, serve.Options{Source: serve.NewRecorder(rec, serve.RecorderOptions{OpenAIUpstream: ups.URL})}, true)
+	a := rawPost(t, ts.URL, "/v1/chat/completions", nil, `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	ts.Close()
+	if len(a.chunks) != 1 || string(a.chunks[0]) != events[0] || !a.cut {
+		t.Errorf("the client got %q (cut: %v), want the first event, then the connection cut", a.chunks, a.cut)
+	}
+	if err := srv.Err(); err == nil || !strings.Contains(err.Error(), "request 1 (POST /v1/chat/completions, model m): the answer broke off") {
+		t.Errorf("Err() = %v, want the request's answer broke off", err)
+	}
+	if err := rec.Stop(); !errors.Is(err, cassette.ErrRecordingFailed) {
+		t.Errorf("Stop() = %v, want ErrRecordingFailed", err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a cassette was written: %v", err)
+	}
+}
+
+// TestRecorderStreamOutlivesClient: the SDK stops reading at "data:
+// [DONE]" and hangs up before the provider has ended its response; the
+// recording must still hold the whole stream, because the forwarded
+// request outlives the client's. The provider ends its response only
+// once the server has seen the client go.
+func TestRecorderStreamOutlivesClient(t *testing.T) {
+	events := recordStreamCases[0].events
+	hold := make(chan struct{})
+	ups := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, ev := range events {
+			w.Write([]byte(ev))
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+		}
+	}))
+	defer ups.Close()
+	path := filepath.Join(t.TempDir(), "outlive.yaml")
+	rec, err := cassette.Open(path, cassette.Options{Mode: cassette.ModeRecord})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := serve.New(serve.Options{Source: serve.NewRecorder(rec, serve.RecorderOptions{OpenAIUpstream: ups.URL})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		go func() {
+			<-r.Context().Done()
+			close(gone)
+		}()
+		srv.ServeHTTP(w, r)
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard against a hang
+	defer cancel()
+	if err := recordStreamCases[0].stream(ctx, ts.URL, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	<-gone // the server saw the client hang up
+	close(hold)
+	ts.Close()
+	if err := srv.Err(); err != nil {
+		t.Errorf("server problems: %v", err)
+	}
+	if err := rec.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := cassette.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Interactions[0].Response.Body, strings.Join(events, ""); got != want {
+		t.Errorf("recorded %q, want the whole stream %q", got, want)
 	}
 }

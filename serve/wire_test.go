@@ -3,6 +3,7 @@ package serve_test
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -22,6 +23,8 @@ type wireAnswer struct {
 	header  http.Header
 	chunked bool
 	chunks  [][]byte
+	// cut: the connection ended before the chunked body's last chunk.
+	cut bool
 }
 
 // body is the chunks joined.
@@ -79,6 +82,10 @@ func rawPost(t *testing.T, base, path string, header http.Header, body string) w
 	a.chunked = true
 	for {
 		sizeLine, err := tp.ReadLine()
+		if errors.Is(err, io.EOF) {
+			a.cut = true
+			return a
+		}
 		if err != nil {
 			t.Fatalf("chunk size: %v", err)
 		}
