@@ -356,7 +356,11 @@ func (st *setup) emulation(s *Scenario, opts *Options, models map[string]engine.
 				}
 			case strings.Contains(key, ":"):
 				if st.recorder == nil {
-					return nil, fmt.Errorf("tools[%d] (%s): emulate.model %q: a provider emulator needs a provider agent model, whose cassette it shares", i, t.Name, key)
+					// the emulator answers from the scenario's cassette, as
+					// the agent's model would
+					if err := st.openCassette(s, opts, key); err != nil {
+						return nil, err
+					}
 				}
 				inner, err := llm.New(key, st.llmOptions(s, opts))
 				if err != nil {
@@ -376,7 +380,8 @@ func (st *setup) emulation(s *Scenario, opts *Options, models map[string]engine.
 }
 
 // namedModels builds the scenario's models (summarizers, selectors,
-// fallbacks, emulators), metered with the agent's model.
+// fallbacks, emulators), metered with the agent's model: the scripted
+// ones of models, and the provider models middleware options name.
 func (st *setup) namedModels(ctx context.Context, s *Scenario, opts *Options) (map[string]engine.ChatModel, error) {
 	models := map[string]engine.ChatModel{}
 	for _, name := range slices.Sorted(maps.Keys(s.Models)) {
@@ -387,6 +392,9 @@ func (st *setup) namedModels(ctx context.Context, s *Scenario, opts *Options) (m
 		m := llm.NewScripted(name, st.skipAnswered(ctx, name, script)).WithRequestLog(0)
 		st.scripted[name] = m
 		models[name] = &meteredModel{inner: m, name: name, prices: opts.Prices, shared: st.model}
+	}
+	if err := st.providerModels(s, opts, models); err != nil {
+		return nil, err
 	}
 	return models, nil
 }

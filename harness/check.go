@@ -62,6 +62,10 @@ func (r *reader) checkMiddlewareOptions(s *Scenario) {
 	for name := range s.Models {
 		models[name] = llm.NewScripted(name, llm.Script{})
 	}
+	for _, ref := range auxModelRefs(s) {
+		models[ref.name] = llm.NewScripted(ref.name, llm.Script{})
+	}
+	r.checkAuxModels(s)
 	for i, m := range s.Agent.Middleware {
 		opts, ok := m.Options.(*engine.Object)
 		if m.Options != nil && !ok {

@@ -118,8 +118,13 @@
 //     ContextEditingMiddleware, LLMToolSelectorMiddleware,
 //     TodoListMiddleware, LLMToolEmulator, ShellToolMiddleware or
 //     FilesystemFileSearchMiddleware. options (mapping) are the
-//     class's keyword arguments as in Python; models are named by their key
-//     in models.
+//     class's keyword arguments as in Python; a model option (model, or
+//     ModelFallbackMiddleware's models) names a key of models, "model"
+//     for the agent's own, or a provider model as LangChain's model
+//     strings do ("openai:gpt-4.1-mini", "anthropic:<model>",
+//     "openai-compatible:<model>" at agent.base_url), answered from the
+//     scenario's cassette like the agent's model: summarizers, tool
+//     selectors, emulators and fallbacks replay like everything else.
 //   - checkpointer (bool): true (the default) runs with an in-memory
 //     checkpointer; false runs without one, so every turn starts a fresh
 //     thread. Then no thread may have two turns, and resume, decisions,
@@ -235,7 +240,7 @@
 //     as LangChain's LLMToolEmulator does: model is "agent" (the default,
 //     the agent's own model), a name from models, or a provider model
 //     ("openai:gpt-4.1-mini") whose calls go into the scenario's
-//     cassette. "emulate: {}" emulates with the agent's model. Emulated
+//     cassette, whether the agent's model is a provider's or scripted. "emulate: {}" emulates with the agent's model. Emulated
 //     calls are marked in transcripts and reports. A scripted model
 //     answers in the order calls reach it, and parallel calls reach it in
 //     any order: when one AI message makes several calls that the same

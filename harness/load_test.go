@@ -73,6 +73,14 @@ func TestLoadBrokenFiles(t *testing.T) {
 			`testdata/load/middleware_options.yaml:5:16: agent.middleware[0].options: run_limit: expected an integer or null, got 'many'`,
 		},
 	}, {
+		file:   "aux_models.yaml",
+		reason: "a provider model named in middleware options is checked like agent.model, at its place; an openai-compatible one needs agent.base_url",
+		want: []string{
+			`testdata/load/aux_models.yaml:5:24: agent.middleware[0].options.model: unknown provider "openia" in model "openia:gpt-4.1-mini": expected "openai", "anthropic" or "openai-compatible" (did you mean "openai"?)`,
+			`testdata/load/aux_models.yaml:7:56: agent.middleware[1].options.models[1]: missing agent.base_url: an "openai-compatible" model answers from the agent's server`,
+			`testdata/load/aux_models.yaml:9:24: agent.middleware[2].options.model: model "openai:" names no model: expected "openai:<model>"`,
+		},
+	}, {
 		file:   "enums.yaml",
 		reason: "a value outside an enum lists the allowed values, with a suggestion when one is close",
 		want: []string{

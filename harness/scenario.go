@@ -29,7 +29,9 @@ type Scenario struct {
 	// form ({"responses": [...], "then": {"repeat": ...}}).
 	Script any `json:"script,omitempty"`
 	// Models are named scripted models (scripts) that middleware options
-	// refer to by name ("model": "summarizer").
+	// refer to by name ("model": "summarizer"). A middleware option may
+	// name a provider model instead ("model": "openai:gpt-4.1-mini"),
+	// answered from the scenario's cassette.
 	Models map[string]any `json:"models,omitempty"`
 	// Tools are the tools the agent has, with how each behaves.
 	Tools []Tool `json:"tools,omitempty"`

@@ -148,6 +148,6 @@ func TestRunTagMatchesNothing(t *testing.T) {
 	code, _, errOut := runCLIEnv(envMap(), "run", "--root", "testdata/run", "--no-reports", "--tag", "nosuch", "testdata/run/pass")
 	want := "run: --tag nosuch: none of the 1 scenarios in testdata/run/pass has that tag; their tags are react"
 	if code != exitUsage || !strings.Contains(errOut, want) {
-		t.Errorf("exit %d, stderr:\n%s\nwant exit 3 and %q", code, errOut, want)
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and %q", code, errOut, want)
 	}
 }
