@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,7 +36,10 @@ type setup struct {
 	abandoned abandonLog
 	recorder  *cassette.Recorder
 	cassette  string
-	clock     *virtualClock
+	// judgeClient, when set, carries provider judges' calls instead of
+	// the recorder's own client (a command scenario marks them).
+	judgeClient *http.Client
+	clock       *virtualClock
 	// scripted are the scripted models by name ("model" for the agent's),
 	// whose call counts a durable thread keeps.
 	scripted map[string]*llm.Scripted

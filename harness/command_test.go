@@ -100,6 +100,21 @@ for line in sys.stdin:
 			want:   []string{`invariant: requests accepted: request 1 (POST /v1/chat/completions, model m): messages.[1].role: tool result for unknown call id "nope"`},
 		},
 		{
+			name:   "malformed body",
+			reason: "a body that is not JSON gets the provider's 400 at once, and the failure names the request",
+			program: `import json, os, sys, urllib.request
+sys.stdin.readline()
+req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions", data=b"{not json", headers={"Authorization": "Bearer x"})
+try:
+    urllib.request.urlopen(req)
+except urllib.error.HTTPError as e:
+    print(json.dumps({"output": "refused: %d %s" % (e.code, json.load(e)["error"]["type"])}), flush=True)
+`,
+			extra:  "expect:\n  final: {equals: \"refused: 400 invalid_request_error\"}\n",
+			status: report.StatusFail,
+			want:   []string{`invariant: requests accepted: request 1 (POST /v1/chat/completions): the body is not a request: `},
+		},
+		{
 			name:    "hangs",
 			reason:  "a program that never answers is killed at its timeout and the scenario is an error",
 			program: "import sys, time\nsys.stdin.readline()\ntime.sleep(600)\n",

@@ -262,14 +262,27 @@
 // shows what the program did. The requests of concurrent conversations
 // (sub-agents) are rebuilt as one.
 //
+// Graders apply as to the engine, judges included. A provider judge
+// ("openai:gpt-4.1-mini") calls through the scenario's cassette: its
+// calls are recorded after the agent's, each request marked with the
+// header "X-Agenteval-Grader: judge" (GraderHeader; it is written into
+// the cassette, never sent to the provider), and in replay the agent's
+// requests get the unmarked interactions, by order, while the judge's
+// get the marked ones, matched by body as the engine's are. With a
+// scripted agent the cassette holds the judge's calls alone.
+//
 // Two more invariants check the client on the wire: "invariant: client
 // answers tool calls" (serve.CheckClient: every tool call answered
 // exactly once before the conversation's next model call, results paired
 // with calls by id, no call of the last answer left dangling unless the
 // run ended on an interrupt or failed) and "invariant: requests
 // accepted" (no request the provider would have refused: a malformed
-// body, a result for an unknown call id, a request after the script ran
-// out).
+// body, a result for an unknown call id, a request after the script or
+// the cassette ran out). Such a request is answered at once with the
+// provider's error status and layout (400), so the program fails instead
+// of waiting; for a cassette that ran out, the invariant's detail shows
+// the recorded request closest to it and the body diff (-recorded
+// +requested), as a replay miss of the engine does.
 //
 // # Tools
 //

@@ -61,6 +61,9 @@ func (st *setup) judgeModel(s *Scenario, opts *Options) func(int, *grade.Judge) 
 		}
 		lopts := st.llmOptions(s, opts)
 		lopts.BaseURL = j.BaseURL
+		if st.judgeClient != nil {
+			lopts.HTTPClient = st.judgeClient
+		}
 		m, err := llm.New(j.Model, lopts)
 		if err != nil {
 			return nil, fmt.Errorf("expect.graders[%d].judge.model: %w", i, err)
