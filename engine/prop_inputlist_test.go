@@ -76,54 +76,60 @@ func renderRun(res *engine.Result, err error) []string {
 // for the same input on the plain path (plainInput): same messages, same
 // IDs.
 func TestPropLongInputRunsAsOnAFreshGraph(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		ctx := context.Background()
-		shared := inputListGraph(t)
-		serial := 0
-		// one message in withoutID comes without an ID (none when 0)
-		withoutID := rapid.SampledFrom([]int{0, 10, 3}).Draw(t, "one in n without an ID")
-		newMsg := func() engine.Message {
-			serial++
-			m := engine.HumanMessage(fmt.Sprintf("message %d", serial))
-			if withoutID == 0 || rapid.IntRange(1, withoutID).Draw(t, "no id") > 1 {
-				m.ID = fmt.Sprintf("m%d", serial)
-			}
-			return m
+	rapid.Check(t, propLongInputRunsAsOnAFreshGraph)
+}
+
+func FuzzLongInputRunsAsOnAFreshGraph(f *testing.F) {
+	f.Fuzz(rapid.MakeFuzz(propLongInputRunsAsOnAFreshGraph))
+}
+
+func propLongInputRunsAsOnAFreshGraph(t *rapid.T) {
+	ctx := context.Background()
+	shared := inputListGraph(t)
+	serial := 0
+	// one message in withoutID comes without an ID (none when 0)
+	withoutID := rapid.SampledFrom([]int{0, 10, 3}).Draw(t, "one in n without an ID")
+	newMsg := func() engine.Message {
+		serial++
+		m := engine.HumanMessage(fmt.Sprintf("message %d", serial))
+		if withoutID == 0 || rapid.IntRange(1, withoutID).Draw(t, "no id") > 1 {
+			m.ID = fmt.Sprintf("m%d", serial)
 		}
-		var msgs []engine.Message
-		for range rapid.IntRange(60, 200).Draw(t, "prefill") {
-			msgs = append(msgs, newMsg())
-		}
-		for range rapid.IntRange(1, 8).Draw(t, "runs") {
-			switch rapid.IntRange(0, 7).Draw(t, "op") {
-			case 0, 1: // a turn: the thread grows
-				for range rapid.IntRange(1, 80).Draw(t, "new") {
-					msgs = append(msgs, newMsg())
-				}
-			case 2: // a copy in a new array
-				msgs = slices.Clone(msgs)
-			case 3: // a message replaced in place
-				msgs[rapid.IntRange(0, len(msgs)-1).Draw(t, "at")] = newMsg()
-			case 4: // cut back and grow differently
-				msgs = msgs[:rapid.IntRange(1, len(msgs)).Draw(t, "cut")]
-				for range rapid.IntRange(0, 8).Draw(t, "new") {
-					msgs = append(msgs, newMsg())
-				}
-			case 5: // an ID twice
-				i, j := rapid.IntRange(0, len(msgs)-1).Draw(t, "at"), rapid.IntRange(0, len(msgs)-1).Draw(t, "same id as")
-				msgs[i].ID = msgs[j].ID
-			case 6: // a removal in the input
-				msgs = append(msgs, engine.RemoveMessage(msgs[rapid.IntRange(0, len(msgs)-1).Draw(t, "removed")].ID))
-			default: // the same list again
+		return m
+	}
+	var msgs []engine.Message
+	for range rapid.IntRange(60, 200).Draw(t, "prefill") {
+		msgs = append(msgs, newMsg())
+	}
+	for range rapid.IntRange(1, 8).Draw(t, "runs") {
+		switch rapid.IntRange(0, 7).Draw(t, "op") {
+		case 0, 1: // a turn: the thread grows
+			for range rapid.IntRange(1, 80).Draw(t, "new") {
+				msgs = append(msgs, newMsg())
 			}
-			input := engine.State{"messages": msgs}
-			got := renderRun(shared.Invoke(ctx, input, engine.Config{}))
-			want := renderRun(inputListGraph(t).Invoke(ctx, plainInput(msgs), engine.Config{}))
-			if !slices.Equal(got, want) {
-				t.Fatalf("run on the shared graph:\n got %q\nwant %q", got, want)
+		case 2: // a copy in a new array
+			msgs = slices.Clone(msgs)
+		case 3: // a message replaced in place
+			msgs[rapid.IntRange(0, len(msgs)-1).Draw(t, "at")] = newMsg()
+		case 4: // cut back and grow differently
+			msgs = msgs[:rapid.IntRange(1, len(msgs)).Draw(t, "cut")]
+			for range rapid.IntRange(0, 8).Draw(t, "new") {
+				msgs = append(msgs, newMsg())
 			}
+		case 5: // an ID twice
+			i, j := rapid.IntRange(0, len(msgs)-1).Draw(t, "at"), rapid.IntRange(0, len(msgs)-1).Draw(t, "same id as")
+			msgs[i].ID = msgs[j].ID
+		case 6: // a removal in the input
+			msgs = append(msgs, engine.RemoveMessage(msgs[rapid.IntRange(0, len(msgs)-1).Draw(t, "removed")].ID))
+		default: // the same list again
 		}
-	})
+		input := engine.State{"messages": msgs}
+		got := renderRun(shared.Invoke(ctx, input, engine.Config{}))
+		want := renderRun(inputListGraph(t).Invoke(ctx, plainInput(msgs), engine.Config{}))
+		if !slices.Equal(got, want) {
+			t.Fatalf("run on the shared graph:\n got %q\nwant %q", got, want)
+		}
+	}
 }
 
 // TestLongInputConcurrentRuns: runs of one graph given the same long list
