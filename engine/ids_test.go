@@ -101,8 +101,8 @@ func TestPropSeedOfStreamsTheSameJSON(t *testing.T) {
 // turn), cut it back and grow it differently (a fork), copy it to a new
 // array, replace a message in place, replace a tool call or a content
 // block in place in the list the caller handed over, change a string
-// field in place, give a message another's ID, or switch to another
-// thread. The cache also says it knows the input's long list, and the ID
+// field in place, give a message another's ID, hand the thread back with
+// IDs on every message (as a run's result), or switch to another thread. The cache also says it knows the input's long list, and the ID
 // index it offers for it is right (checkKnown).
 func TestPropSeedCacheMatchesSeedOf(t *testing.T) {
 	rapid.Check(t, propSeedCacheMatchesSeedOf)
@@ -139,11 +139,11 @@ func propSeedCacheMatchesSeedOf(t *rapid.T) {
 	c := newSeedCache()
 	thread := "t1"
 	var msgs []Message
-	for i := range rapid.IntRange(seedCacheMin-4, seedCacheMin+20).Draw(t, "prefill") {
+	for i := range rapid.IntRange(seedCacheMin-4, 3*seedStride+20).Draw(t, "prefill") {
 		msgs = append(msgs, newMsg(i))
 	}
 	for range rapid.IntRange(1, 12).Draw(t, "runs") {
-		switch rapid.IntRange(0, 11).Draw(t, "op") {
+		switch rapid.IntRange(0, 12).Draw(t, "op") {
 		case 0, 1: // a turn: the thread grows
 			for range rapid.IntRange(1, 5).Draw(t, "new") {
 				msgs = append(msgs, newMsg(len(msgs)))
@@ -199,6 +199,14 @@ func propSeedCacheMatchesSeedOf(t *rapid.T) {
 				}
 				seen[m.ID] = true
 			}
+		case 11: // the thread handed back by a run without a checkpointer:
+			// its messages without an ID have one now, and a new one
+			for i := range msgs {
+				if msgs[i].ID == "" {
+					msgs[i].ID = fmt.Sprintf("given%d", i)
+				}
+			}
+			msgs = append(msgs, newMsg(len(msgs)))
 		default:
 			thread = rapid.SampledFrom([]string{"t1", "t2"}).Draw(t, "thread")
 		}
