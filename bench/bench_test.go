@@ -130,6 +130,40 @@ func BenchmarkW4ThreadGrowth(b *testing.B) {
 	}
 }
 
+// BenchmarkW4HandedBack is W4 without a checkpointer as a conversation
+// runs it: every turn's input is the previous turn's result plus a
+// question, so the thread grows by 4 messages a turn and its messages
+// that came without an ID come back with one (W4's own case gives every
+// turn the same input). The thread is M messages again every w4Turns
+// turns, off the clock.
+func BenchmarkW4HandedBack(b *testing.B) {
+	for _, m := range W4Lengths {
+		b.Run(fmt.Sprintf("messages=%d", m), func(b *testing.B) {
+			agent, err := engine.CreateReactAgent(engine.ReactAgentConfig{Model: newCycleModel(1), Tools: []engine.Tool{trivialTool(0)}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			hist := History(m)
+			thread := hist
+			p := &op{units: 4, resetEvery: w4Turns}
+			p.reset = func(context.Context) error { thread = hist; return nil }
+			p.run = func(ctx context.Context) error {
+				input := append(thread[:len(thread):len(thread)], engine.HumanMessage("And tomorrow?"))
+				res, err := agent.Invoke(ctx, engine.State{"messages": input}, engine.Config{})
+				if err != nil {
+					return err
+				}
+				thread = res.Values.Messages("messages")
+				if len(thread) != len(input)+3 {
+					return fmt.Errorf("turn ended with %d messages, want %d", len(thread), len(input)+3)
+				}
+				return nil
+			}
+			benchOp(b, p, "us/step")
+		})
+	}
+}
+
 // BenchmarkW5Replay is W5: the generated corpus replayed by 1 and
 // GOMAXPROCS workers.
 func BenchmarkW5Replay(b *testing.B) {
