@@ -98,7 +98,7 @@ func (c *seedCache) hashJSON(h hash.Hash, buf *bytes.Buffer, v any) error {
 		}
 		return list(len(t), func(i int) error {
 			buf.Reset()
-			if err := value.WriteJSON(buf, t[i].ToValue()); err != nil {
+			if err := t[i].writeJSON(buf); err != nil {
 				return err
 			}
 			h.Write(buf.Bytes())
@@ -190,7 +190,7 @@ func (c *seedCache) hashMessages(h hash.Hash, buf *bytes.Buffer, msgs []Message)
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		if err := value.WriteJSON(buf, msgs[i].ToValue()); err != nil {
+		if err := msgs[i].writeJSON(buf); err != nil {
 			return err
 		}
 		h.Write(buf.Bytes())
@@ -334,8 +334,12 @@ func withIDs(msgs []Message, side string, offset int) []Message {
 		if out == nil {
 			out = append([]Message(nil), msgs...)
 		}
-		b, _ := MarshalValue(m.ToValue())
-		out[i].ID = uuidFromHash(side, strconv.Itoa(offset+i), string(b))
+		// MarshalValue(m.ToValue())'s text, "" when it fails
+		var b bytes.Buffer
+		if err := m.writeJSON(&b); err != nil {
+			b.Reset()
+		}
+		out[i].ID = uuidFromHash(side, strconv.Itoa(offset+i), b.String())
 	}
 	if out == nil {
 		return msgs
