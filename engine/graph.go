@@ -220,6 +220,21 @@ type Graph struct {
 	retry           []RetryPolicy
 	recursionLimit  int
 	errorLinks      string
+
+	graphIndex
+}
+
+// graphIndex is the numbering a run's slices use (Graph.index): channels
+// in channelOrder, nodes in nodeOrder, and the nodes sorted by name.
+type graphIndex struct {
+	chanIdx    map[string]int
+	chanNames  []string
+	chanMks    []func() channel
+	nodeList   []*pregelNode
+	nodeByName []*pregelNode
+	stateRefs  []keyRef // stateKeys
+	streamRefs []keyRef // streamKeys
+	inputRefs  []keyRef // inputKeys
 }
 
 type pregelNode struct {
@@ -236,11 +251,37 @@ type pregelNode struct {
 	outKeys      map[string]bool
 	retry        []RetryPolicy // nil: the graph's
 	subgraph     *Graph        // the graph this node runs (AddSubgraph)
+	// idx is the node's position in the graph's nodeOrder; trig holds the
+	// channel numbers of triggers, inRefs the keys of input, singleCh the
+	// channel number of single (-1 without)
+	idx      int
+	trig     []int
+	inRefs   []keyRef
+	singleCh int
 }
 
-// writer turns a task's output into writes; read gives the state with the
-// task's writes so far applied.
-type writer func(ctx context.Context, output any, read func() (State, error), emit func(...write)) error
+// keyRef is a state key as a run reads it: its channel's number (-1 when
+// it has none) or the managed value it is.
+type keyRef struct {
+	name    string
+	ch      int
+	managed Managed
+}
+
+// writer turns a task's output into writes on w; w.read gives the state
+// with the task's writes so far applied.
+type writer func(ctx context.Context, output any, w writeTarget) error
+
+// writeTarget is what a node's writers write to: a task of a run, or the
+// update of UpdateState.
+type writeTarget interface {
+	// read returns the state with the writes so far applied (a fresh
+	// read, for routers).
+	read() (State, error)
+	// emit adds a write; emitAll adds several.
+	emit(w write)
+	emitAll(ws []write)
+}
 
 type write struct {
 	channel string
@@ -307,6 +348,7 @@ func (g *StateGraph) Compile(opts CompileOptions) (*Graph, error) {
 	g.wireJoins(out)
 	g.wireBranches(out)
 	out.indexTriggers()
+	out.index()
 	g.drawCommandEnds(out)
 	return out, nil
 }
@@ -551,8 +593,8 @@ func (g *StateGraph) wireEdges(out *Graph) {
 			continue
 		}
 		ch := branchTo(e.To)
-		out.nodes[e.From].writers = append(out.nodes[e.From].writers, func(_ context.Context, _ any, _ func() (State, error), emit func(...write)) error {
-			emit(write{channel: ch})
+		out.nodes[e.From].writers = append(out.nodes[e.From].writers, func(_ context.Context, _ any, w writeTarget) error {
+			w.emit(write{channel: ch})
 			return nil
 		})
 	}
@@ -571,8 +613,8 @@ func (g *StateGraph) wireJoins(out *Graph) {
 		out.nodes[j.end].triggers = append(out.nodes[j.end].triggers, ch)
 		for _, s := range j.starts {
 			src := s
-			out.nodes[s].writers = append(out.nodes[s].writers, func(_ context.Context, _ any, _ func() (State, error), emit func(...write)) error {
-				emit(write{channel: ch, value: src})
+			out.nodes[s].writers = append(out.nodes[s].writers, func(_ context.Context, _ any, w writeTarget) error {
+				w.emit(write{channel: ch, value: src})
 				return nil
 			})
 			out.edges = append(out.edges, GraphEdge{From: s, To: j.end})
@@ -605,6 +647,77 @@ func (g *Graph) indexTriggers() {
 	}
 }
 
+// index numbers the channels and nodes for a run's slices (see
+// versions): channels in channelOrder, nodes in nodeOrder, the seen
+// table's extra row last.
+func (g *Graph) index() {
+	g.chanNames = g.channelOrder
+	g.chanIdx = make(map[string]int, len(g.chanNames))
+	g.chanMks = make([]func() channel, len(g.chanNames))
+	for i, name := range g.chanNames {
+		g.chanIdx[name] = i
+		g.chanMks[i] = g.channels[name]
+	}
+	g.nodeList = make([]*pregelNode, len(g.nodeOrder))
+	for i, name := range g.nodeOrder {
+		n := g.nodes[name]
+		n.idx = i
+		g.nodeList[i] = n
+		n.trig = make([]int, len(n.triggers))
+		for j, t := range n.triggers {
+			n.trig[j] = g.chanOf(t)
+		}
+		n.inRefs = g.refs(n.input)
+		n.singleCh = -1
+		if n.single != "" {
+			n.singleCh = g.chanOf(n.single)
+		}
+	}
+	g.nodeByName = slices.Clone(g.nodeList)
+	slices.SortFunc(g.nodeByName, func(a, b *pregelNode) int { return strings.Compare(a.name, b.name) })
+	g.stateRefs = g.refs(g.stateKeys)
+	g.streamRefs = g.refs(g.streamKeys)
+	g.inputRefs = g.refs(g.inputKeys)
+}
+
+// chanOf returns the number of the named channel, -1 when there is none.
+func (g *Graph) chanOf(name string) int {
+	if i, ok := g.chanIdx[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// refs resolves state keys for reading.
+func (g *Graph) refs(keys []string) []keyRef {
+	out := make([]keyRef, len(keys))
+	for i, k := range keys {
+		out[i] = keyRef{name: k, ch: g.chanOf(k), managed: g.managed[k]}
+	}
+	return out
+}
+
+// seenRow is the row of the versions' seen table for a VersionsSeen key:
+// a node's number, the extra row for "__interrupt__", -1 for a key the
+// graph does not know.
+func (g *Graph) seenRow(key string) int {
+	if n := g.nodes[key]; n != nil {
+		return n.idx
+	}
+	if key == chInterrupt {
+		return len(g.nodeList)
+	}
+	return -1
+}
+
+// seenName is the VersionsSeen key of a seen table row.
+func (g *Graph) seenName(row int) string {
+	if row == len(g.nodeList) {
+		return chInterrupt
+	}
+	return g.nodeList[row].name
+}
+
 // drawCommandEnds adds the edges declared with WithEnds, for drawing only.
 func (g *StateGraph) drawCommandEnds(out *Graph) {
 	for _, name := range g.order {
@@ -632,17 +745,17 @@ func branchOrder(g *StateGraph) []string {
 // stateWriter maps a node's output to writes on state keys, then Command
 // gotos to branch writes (LangGraph's _get_updates and _control_branch).
 func stateWriter(n *pregelNode) writer {
-	return func(_ context.Context, output any, _ func() (State, error), emit func(...write)) error {
+	return func(_ context.Context, output any, w writeTarget) error {
 		ws, err := updatesOf(output, n.outKeys)
 		if err != nil {
 			return err
 		}
-		emit(ws...)
+		w.emitAll(ws)
 		ctl, err := controlWrites(output)
 		if err != nil {
 			return err
 		}
-		emit(ctl...)
+		w.emitAll(ctl)
 		return nil
 	}
 }
@@ -772,8 +885,8 @@ func destinations(v any) ([]any, error) {
 }
 
 func branchWriter(from string, b *branchSpec) writer {
-	return func(ctx context.Context, _ any, read func() (State, error), emit func(...write)) error {
-		state, err := read()
+	return func(ctx context.Context, _ any, w writeTarget) error {
+		state, err := w.read()
 		if err != nil {
 			return err
 		}
@@ -795,13 +908,13 @@ func branchWriter(from string, b *branchSpec) writer {
 					return fmt.Errorf("router of %q returned %q, which is not one of its destinations %v", from, x, b.pathMap)
 				}
 				if x != End {
-					emit(write{channel: branchTo(x)})
+					w.emit(write{channel: branchTo(x)})
 				}
 			case Send:
 				if x.Node == End {
 					return NewError("InvalidUpdateError", "Cannot send a packet to the END node")
 				}
-				emit(write{channel: chTasks, value: x})
+				w.emit(write{channel: chTasks, value: x})
 			}
 		}
 		return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"hash"
@@ -360,6 +361,12 @@ func uuidFromHash(parts ...string) string {
 		buf = append(buf, 0)
 	}
 	sum := sha256.Sum256(buf)
+	return formatUUID((*[16]byte)(sum[:16]))
+}
+
+// formatUUID writes 16 bytes as a UUID of version 8 ("custom") with the
+// RFC 4122 variant, overwriting those bits of sum.
+func formatUUID(sum *[16]byte) string {
 	sum[6] = (sum[6] & 0x0f) | 0x80 // version 8
 	sum[8] = (sum[8] & 0x3f) | 0x80 // RFC 4122 variant
 	var out [36]byte
@@ -380,4 +387,78 @@ func uuidFromHash(parts ...string) string {
 func hashHex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:16])
+}
+
+// IDs of runs without a checkpointer. Nothing stores them, and a superstep
+// made up to three SHA-256 UUIDs per task (the task's, its messages' and
+// the checkpoint's, about 240 ns each): W1's graph of 256 tool calls spent
+// as long on the IDs of its tool messages as on running the calls. Such a
+// run derives them instead from a 128-bit key taken from its seed
+// (fastIDKey) and the numbers that tell them apart, mixed by a bijection of
+// 64 bits for each half of the UUID:
+//
+//   - checkpoint n of the run (its local checkpoints count from 1);
+//   - the task at position ord of the superstep at step s (its task ID);
+//   - the n-th message without an ID that task wrote (n from 1).
+//
+// Two IDs of one run differ in their numbers, so in the mixed bits of each
+// half; the version and variant bits written over six of them leave two
+// IDs of a run alike with a chance of about 2^-122, as for hashed IDs. IDs
+// of different runs differ by their keys (the seed hashes the thread and
+// the input). They are as deterministic as the hashed ones: the same input
+// gives the same IDs at any concurrency, since the numbers come from the
+// superstep's task order and each task's own write order.
+const (
+	idCheckpoint = iota
+	idTask
+	idMessage
+)
+
+// fastIDKey is the key of a run's fast IDs: the seed's 32 hex digits.
+func fastIDKey(seed string) [2]uint64 {
+	var b [16]byte
+	if _, err := hex.Decode(b[:], []byte(seed)); err != nil {
+		sum := sha256.Sum256([]byte(seed))
+		copy(b[:], sum[:16])
+	}
+	return [2]uint64{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}
+}
+
+// fastID returns the ID of kind for the numbers a, b and c (see idTask):
+// the run's key mixed with the numbers packed into 64 bits. Numbers that
+// do not fit (a step or a task position of 2^20 and more, a message
+// counter of 2^20 and more) take a hashed ID instead.
+func (r *run) fastID(kind int, a, b, c int) string {
+	a++ // the input's step is -1
+	if a < 0 || a >= 1<<22 || b < 0 || b >= 1<<20 || c < 0 || c >= 1<<20 {
+		var key [16]byte
+		binary.BigEndian.PutUint64(key[:8], r.idKey[0])
+		binary.BigEndian.PutUint64(key[8:], r.idKey[1])
+		return uuidFromHash(hex.EncodeToString(key[:]), strconv.Itoa(kind), strconv.Itoa(a), strconv.Itoa(b), strconv.Itoa(c))
+	}
+	p := uint64(kind)<<62 | uint64(a)<<40 | uint64(b)<<20 | uint64(c)
+	var sum [16]byte
+	binary.BigEndian.PutUint64(sum[:8], r.idKey[0]^mix64(p^0x9e3779b97f4a7c15))
+	binary.BigEndian.PutUint64(sum[8:], r.idKey[1]^mix64(p))
+	return formatUUID(&sum)
+}
+
+// mix64 is MurmurHash3's 64-bit finalizer, a bijection.
+func mix64(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
+}
+
+// messageID is the ID of the n-th message without one that task t wrote:
+// hashed from the checkpoint and the task when a saver keeps them (the IDs
+// golden transcripts show), a fast ID otherwise.
+func (r *run) messageID(t *task, n int) string {
+	if r.saver == nil {
+		return r.fastID(idMessage, t.sp.step, t.ord, n)
+	}
+	return uuidFromHash(r.cpID, t.id, strconv.Itoa(n))
 }

@@ -88,7 +88,7 @@ func (r *run) nextMessageID(t *task) string {
 	t.idCounter++
 	n := t.idCounter
 	t.mu.Unlock()
-	return uuidFromHash(r.cp.ID, t.id, strconv.Itoa(n))
+	return r.messageID(t, n)
 }
 
 // messageMetadata is the metadata of a task's message chunks.

@@ -26,7 +26,7 @@ func (AddMessagesReducer) Reduce(current, update any) (any, error) {
 
 // normalizeWrite coerces a write to []Message and gives messages without an
 // ID one from newID, before the write is applied or streamed.
-func (AddMessagesReducer) normalizeWrite(v any, newID func() string) (any, error) {
+func (AddMessagesReducer) normalizeWrite(v any, ids idSource) (any, error) {
 	msgs, err := MessagesFromValue(v)
 	if err != nil {
 		return nil, err
@@ -37,7 +37,7 @@ func (AddMessagesReducer) normalizeWrite(v any, newID func() string) (any, error
 			if out == nil {
 				out = append([]Message(nil), msgs...)
 			}
-			out[i].ID = newID()
+			out[i].ID = ids.nextID()
 		}
 	}
 	if out == nil {
@@ -50,7 +50,7 @@ func (AddMessagesReducer) normalizeWrite(v any, newID func() string) (any, error
 // superstep applies them (and before single-task update chunks are
 // streamed), as add_messages assigns IDs in LangGraph.
 type writeNormalizer interface {
-	normalizeWrite(v any, newID func() string) (any, error)
+	normalizeWrite(v any, ids idSource) (any, error)
 }
 
 // AddMessages merges right into left as the add_messages reducer does.
