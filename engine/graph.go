@@ -59,6 +59,7 @@ func WithEnds(ends ...string) NodeOption { return func(n *nodeSpec) { n.ends = e
 type nodeSpec struct {
 	name     string
 	fn       NodeFunc
+	sendArg  sendArgFunc
 	input    []Field
 	hasInput bool
 	ends     []string
@@ -235,6 +236,7 @@ type graphIndex struct {
 	stateRefs  []keyRef // stateKeys
 	streamRefs []keyRef // streamKeys
 	inputRefs  []keyRef // inputKeys
+	branchCh   map[string]string
 }
 
 type pregelNode struct {
@@ -246,6 +248,7 @@ type pregelNode struct {
 	input        []string // channel and managed keys read
 	single       string   // read one channel as the whole input (START)
 	fn           NodeFunc // nil: pass the input to the writers
+	sendArg      sendArgFunc
 	writers      []writer
 	hidden       bool
 	outKeys      map[string]bool
@@ -286,7 +289,30 @@ type writeTarget interface {
 type write struct {
 	channel string
 	value   any
+	// owned says value is a list a built-in node made for this write
+	// alone (nodeUpdate), which the run may complete in place
+	owned bool
 }
+
+// nodeUpdate is the output of a built-in node that writes one key: what
+// State{key: value} writes, without the map. owned says value is a list
+// the node made for this update alone, so the run may give its messages
+// their IDs in place instead of copying it (when no update chunk shows
+// the list as the node wrote it: see normalizeOne).
+type nodeUpdate struct {
+	key   string
+	value any
+	owned bool
+}
+
+// sendArgFunc is a node that takes a Send's argument as it is, where a
+// NodeFunc gets it in a State under SendArgKey.
+type sendArgFunc func(ctx context.Context, arg any) (any, error)
+
+// withSendArg makes fn the node's entry for the tasks a Send with an
+// argument that is not a state starts (create_react_agent's tool calls):
+// the run calls it without building a State around the argument.
+func withSendArg(fn sendArgFunc) NodeOption { return func(n *nodeSpec) { n.sendArg = fn } }
 
 // GraphEdge is an edge of the compiled graph.
 type GraphEdge struct {
@@ -576,7 +602,7 @@ func (g *StateGraph) addNodes(out *Graph, order []string) {
 				input = append(input, f.Name)
 			}
 		}
-		out.nodes[name] = &pregelNode{name: name, triggers: []string{bt}, input: input, fn: spec.fn, outKeys: allOut, retry: spec.retry, subgraph: spec.subgraph}
+		out.nodes[name] = &pregelNode{name: name, triggers: []string{bt}, input: input, fn: spec.fn, sendArg: spec.sendArg, outKeys: allOut, retry: spec.retry, subgraph: spec.subgraph}
 		out.nodeOrder = append(out.nodeOrder, name)
 	}
 	for _, n := range out.nodes {
@@ -627,7 +653,7 @@ func (g *StateGraph) wireJoins(out *Graph) {
 func (g *StateGraph) wireBranches(out *Graph) {
 	for _, from := range branchOrder(g) {
 		for _, b := range g.branches[from] {
-			out.nodes[from].writers = append(out.nodes[from].writers, branchWriter(from, b))
+			out.nodes[from].writers = append(out.nodes[from].writers, branchWriter(out, from, b))
 			for _, p := range b.pathMap {
 				out.edges = append(out.edges, GraphEdge{From: from, To: p, Conditional: true})
 			}
@@ -659,7 +685,9 @@ func (g *Graph) index() {
 		g.chanMks[i] = g.channels[name]
 	}
 	g.nodeList = make([]*pregelNode, len(g.nodeOrder))
+	g.branchCh = make(map[string]string, len(g.nodeOrder))
 	for i, name := range g.nodeOrder {
+		g.branchCh[name] = branchTo(name)
 		n := g.nodes[name]
 		n.idx = i
 		g.nodeList[i] = n
@@ -678,6 +706,14 @@ func (g *Graph) index() {
 	g.stateRefs = g.refs(g.stateKeys)
 	g.streamRefs = g.refs(g.streamKeys)
 	g.inputRefs = g.refs(g.inputKeys)
+}
+
+// branchChannel is branchTo(node), made once per node at Compile.
+func (g *Graph) branchChannel(node string) string {
+	if ch, ok := g.branchCh[node]; ok {
+		return ch
+	}
+	return branchTo(node)
 }
 
 // chanOf returns the number of the named channel, -1 when there is none.
@@ -746,11 +782,9 @@ func branchOrder(g *StateGraph) []string {
 // gotos to branch writes (LangGraph's _get_updates and _control_branch).
 func stateWriter(n *pregelNode) writer {
 	return func(_ context.Context, output any, w writeTarget) error {
-		ws, err := updatesOf(output, n.outKeys)
-		if err != nil {
+		if err := emitUpdates(output, n.outKeys, w); err != nil {
 			return err
 		}
-		w.emitAll(ws)
 		ctl, err := controlWrites(output)
 		if err != nil {
 			return err
@@ -758,6 +792,45 @@ func stateWriter(n *pregelNode) writer {
 		w.emitAll(ctl)
 		return nil
 	}
+}
+
+// emitUpdates emits the writes updatesOf returns, without building their
+// list for the usual outputs: a State or a map with a few keys.
+func emitUpdates(output any, keys map[string]bool, w writeTarget) error {
+	var m map[string]any
+	switch t := output.(type) {
+	case nil:
+		return nil
+	case nodeUpdate:
+		if keys[t.key] {
+			w.emit(write{channel: t.key, value: t.value, owned: t.owned})
+		}
+		return nil
+	case State:
+		m = t
+	case map[string]any:
+		m = t
+	default:
+		ws, err := updatesOf(output, keys)
+		if err != nil {
+			return err
+		}
+		w.emitAll(ws)
+		return nil
+	}
+	// the keys sorted on the stack (sortedKeys allocates)
+	var buf [8]string
+	ks := buf[:0]
+	for k := range m {
+		if keys[k] {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	for _, k := range ks {
+		w.emit(write{channel: k, value: m[k]})
+	}
+	return nil
 }
 
 func updatesOf(output any, keys map[string]bool) ([]write, error) {
@@ -773,6 +846,11 @@ func updatesOf(output any, keys map[string]bool) ([]write, error) {
 	switch t := output.(type) {
 	case nil:
 		return nil, nil
+	case nodeUpdate:
+		if !keys[t.key] {
+			return nil, nil
+		}
+		return []write{{channel: t.key, value: t.value, owned: t.owned}}, nil
 	case State:
 		return mapWrites(t), nil
 	case map[string]any:
@@ -870,6 +948,10 @@ func destinations(v any) ([]any, error) {
 		}
 		return out, nil
 	case []any:
+		if flatDestinations(t) {
+			// already flat: the list itself, read only
+			return t, nil
+		}
 		var out []any
 		for _, e := range t {
 			sub, err := destinations(e)
@@ -884,7 +966,20 @@ func destinations(v any) ([]any, error) {
 	}
 }
 
-func branchWriter(from string, b *branchSpec) writer {
+// flatDestinations reports whether every element of list is a node name
+// or a Send, which destinations would copy as they are.
+func flatDestinations(list []any) bool {
+	for _, e := range list {
+		switch e.(type) {
+		case string, Send:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func branchWriter(g *Graph, from string, b *branchSpec) writer {
 	return func(ctx context.Context, _ any, w writeTarget) error {
 		state, err := w.read()
 		if err != nil {
@@ -908,7 +1003,7 @@ func branchWriter(from string, b *branchSpec) writer {
 					return fmt.Errorf("router of %q returned %q, which is not one of its destinations %v", from, x, b.pathMap)
 				}
 				if x != End {
-					w.emit(write{channel: branchTo(x)})
+					w.emit(write{channel: g.branchChannel(x)})
 				}
 			case Send:
 				if x.Node == End {

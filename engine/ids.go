@@ -397,8 +397,9 @@ func hashHex(s string) string {
 // (fastIDKey) and the numbers that tell them apart, mixed by a bijection of
 // 64 bits for each half of the UUID:
 //
-//   - checkpoint n of the run (its local checkpoints count from 1);
-//   - the task at position ord of the superstep at step s (its task ID);
+//   - the task at position ord of the superstep at step s (its task ID,
+//     made when something asks for it: an interrupt, a subgraph's
+//     namespace, a retry's jitter);
 //   - the n-th message without an ID that task wrote (n from 1).
 //
 // Two IDs of one run differ in their numbers, so in the mixed bits of each
@@ -407,10 +408,10 @@ func hashHex(s string) string {
 // of different runs differ by their keys (the seed hashes the thread and
 // the input). They are as deterministic as the hashed ones: the same input
 // gives the same IDs at any concurrency, since the numbers come from the
-// superstep's task order and each task's own write order.
+// superstep's task order and each task's own write order. Such a run
+// makes up no checkpoint IDs: nothing would read them.
 const (
-	idCheckpoint = iota
-	idTask
+	idTask = iota + 1
 	idMessage
 )
 
@@ -458,7 +459,7 @@ func mix64(x uint64) uint64 {
 // golden transcripts show), a fast ID otherwise.
 func (r *run) messageID(t *task, n int) string {
 	if r.saver == nil {
-		return r.fastID(idMessage, t.sp.step, t.ord, n)
+		return r.fastID(idMessage, t.scratch.step, t.ord, n)
 	}
 	return uuidFromHash(r.cpID, t.id, strconv.Itoa(n))
 }

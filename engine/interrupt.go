@@ -24,9 +24,9 @@ type scratchpad struct {
 // the task), which interrupt IDs hash.
 func (sp *scratchpad) taskNS() string {
 	if sp.run != nil && sp.run.nest != nil {
-		return sp.run.nest.ns + nsSep + sp.task.name + ":" + sp.task.id
+		return sp.run.nest.ns + nsSep + sp.task.name + ":" + sp.task.taskID()
 	}
-	return sp.task.name + ":" + sp.task.id
+	return sp.task.name + ":" + sp.task.taskID()
 }
 
 type scratchpadKey struct{}

@@ -96,24 +96,68 @@ const InterruptKey = "__interrupt__"
 // paused thread, or a Command (resume, update, goto).
 func (g *Graph) Invoke(ctx context.Context, input any, cfg Config) (*Result, error) {
 	res := &Result{}
-	// values mode carries the interrupts too (as {"__interrupt__": [...]}
-	// chunks); update chunks, which nothing here reads, are not built
 	// invoke reads the output channels, a stream every stream channel
-	// (Pregel.invoke passes output_keys=self.output_channels)
-	for part, err := range g.stream(ctx, input, cfg, g.stateKeys, []StreamMode{StreamValues}) {
-		if err != nil {
-			return res, err
-		}
-		switch d := part.Data.(type) {
+	// (Pregel.invoke passes output_keys=self.output_channels). Its values
+	// are the last values chunk, which the run keeps without building a
+	// State for every superstep (valuesCapture); values mode carries the
+	// interrupts too (as {"__interrupt__": [...]} chunks).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := g.newRun(ctx, cfg, g.stateKeys, []StreamMode{StreamValues})
+	r.capture = &valuesCapture{}
+	r.yield = func(p StreamPart) bool {
+		switch d := p.Data.(type) {
 		case State:
-			res.Values = d
+			// a subgraph's values, forwarded with Config.Subgraphs
+			r.capture.taken, res.Values = false, d
 		case map[string]any:
 			if ints, ok := d[InterruptKey].([]InterruptValue); ok {
 				res.Interrupts = append(res.Interrupts, ints...)
 			}
 		}
+		return true
 	}
-	return res, nil
+	err := r.execute(input)
+	if r.capture.taken {
+		res.Values = r.capture.state(r.outRefs)
+	}
+	return res, err
+}
+
+// valuesCapture keeps the values of an Invoke's last values chunk: the
+// channel values of the output keys, copied into a slice it reuses.
+type valuesCapture struct {
+	taken bool
+	vals  []any
+	has   []bool
+}
+
+// take copies the output keys' values.
+func (c *valuesCapture) take(r *run) {
+	if c.vals == nil {
+		c.vals, c.has = make([]any, len(r.outRefs)), make([]bool, len(r.outRefs))
+	}
+	for i, k := range r.outRefs {
+		c.vals[i], c.has[i] = nil, false
+		if k.managed != NotManaged {
+			c.vals[i], c.has[i] = managedValue(k.managed, r.step, r.stop), true
+		} else if k.ch >= 0 {
+			c.vals[i], c.has[i] = r.chans[k.ch].get()
+		}
+	}
+	c.taken = true
+}
+
+// state is the State readState would have built when the values were
+// taken.
+func (c *valuesCapture) state(keys []keyRef) State {
+	s := make(State, len(keys))
+	for i, k := range keys {
+		if c.has[i] {
+			s[k.name] = c.vals[i]
+		}
+	}
+	return s
 }
 
 // Stream runs the graph and yields its output in the requested modes
@@ -142,10 +186,7 @@ func (g *Graph) stream(ctx context.Context, input any, cfg Config, outKeys []str
 		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		r := &run{g: g, ctx: ctx, cfg: cfg, modes: map[StreamMode]bool{}, outKeys: outKeys, outRefs: g.refsOf(outKeys)}
-		for _, m := range modes {
-			r.modes[m] = true
-		}
+		r := g.newRun(ctx, cfg, outKeys, modes)
 		r.yield = func(p StreamPart) bool {
 			if r.stopped {
 				return false
@@ -161,6 +202,15 @@ func (g *Graph) stream(ctx context.Context, input any, cfg Config, outKeys []str
 			yield(StreamPart{}, err)
 		}
 	}
+}
+
+// newRun returns a run of g showing outKeys in the given modes.
+func (g *Graph) newRun(ctx context.Context, cfg Config, outKeys []string, modes []StreamMode) *run {
+	r := &run{g: g, ctx: ctx, cfg: cfg, modes: make(map[StreamMode]bool, len(modes)), outKeys: outKeys, outRefs: g.refsOf(outKeys)}
+	for _, m := range modes {
+		r.modes[m] = true
+	}
+	return r
 }
 
 // run is one execution of a graph: the superstep loop of LangGraph's
@@ -194,18 +244,21 @@ type run struct {
 	chans      []channel
 	step, stop int
 	tasks      []*task
+	taskPool   []*task // tasks of finished supersteps, for newTask
 	// updated marks the channels the last superstep changed; with
 	// updatedKnown unset nothing is known and every node is a candidate
 	updated       []bool
 	updatedKnown  bool
 	skipDoneTasks bool
-	localIDs      int
 	seed          string
 	// idKey keys the IDs a run without a saver makes up (fastID)
 	idKey [2]uint64
 	// buffers a superstep reuses (applyWrites, runTasks)
 	scratchBuf stepBuffers
 	custom     chan StreamPart // custom and subgraph output of tasks on goroutines
+	// capture, set by Invoke, keeps the values chunks' values instead of
+	// yielding them (emitValues)
+	capture *valuesCapture
 	// seen are the IDs of the messages streamed in "messages" mode
 	seenMu sync.Mutex
 	seen   map[string]bool
@@ -229,9 +282,12 @@ const (
 	pushTask
 )
 
-// task is one task of a superstep. Its scratchpad and context live in it,
-// so a task is one allocation; it is the writeTarget of its node's
-// writers and the idSource of the IDs its writes get.
+// task is one task of a superstep: the writeTarget of its node's writers
+// and the idSource of the IDs its writes get. A run reuses the tasks of a
+// finished superstep for the next one (newTask); what the node sees
+// through its context, the Runtime and the scratchpad, is a taskFrame
+// made for every task, so a context kept beyond its task never shows
+// another task's.
 type task struct {
 	id       string
 	name     string
@@ -239,6 +295,11 @@ type task struct {
 	idx      int // push index
 	ord      int // position in the superstep's task list
 	input    State
+	// arg is the argument of a Send that is not a state (hasArg): the
+	// input is State{SendArgKey: arg}, made only for a node that reads it
+	// as a State
+	arg      any
+	hasArg   bool
 	node     *pregelNode
 	triggers []string
 	scratch  *scratchpad
@@ -252,8 +313,53 @@ type task struct {
 	cached    bool
 	// the first writes live here: most tasks write one or two
 	writesBuf, rawBuf [2]write
-	sp                scratchpad
-	ctx               taskContext
+	frame             *taskFrame
+}
+
+// taskFrame is a task's scratchpad and the context its node runs with
+// (one allocation for both).
+type taskFrame struct {
+	sp  scratchpad
+	ctx taskContext
+}
+
+// newTask returns a task of the run's with the given kind, node and
+// position, reusing one of an earlier superstep when the run has one
+// (recycleTasks).
+func (r *run) newTask(kind taskKind, node *pregelNode, name string, ord int) *task {
+	var t *task
+	if k := len(r.taskPool); k > 0 {
+		t, r.taskPool = r.taskPool[k-1], r.taskPool[:k-1]
+		*t = task{}
+	} else {
+		t = new(task)
+	}
+	t.kind, t.node, t.name, t.ord, t.run = kind, node, name, ord, r
+	return t.withBuffers()
+}
+
+// recycleTasks gives the tasks of the finished superstep back for the
+// next one. Nothing refers to them any more: runTasks waited for all of
+// them, afterTick streamed the deferred one.
+func (r *run) recycleTasks() {
+	r.taskPool = append(r.taskPool, r.tasks...)
+	clear(r.tasks)
+	r.tasks = r.tasks[:0]
+}
+
+// taskID is the task's ID: made with the task when a saver may store it,
+// on first use otherwise (a fast ID: see fastID), which most tasks of a
+// run without a saver never reach.
+func (t *task) taskID() string {
+	if t.run == nil || t.run.saver != nil {
+		return t.id
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.id == "" {
+		t.id = t.run.fastID(idTask, t.scratch.step, t.ord, 0)
+	}
+	return t.id
 }
 
 // pushTriggers are the triggers of every push task (read only).
@@ -315,7 +421,11 @@ func (r *run) execute(input any) (err error) {
 		// a subgraph compiled without a checkpointer uses its parent's
 		r.saver = r.nest.parent.saver
 	}
-	r.custom = make(chan StreamPart, 64)
+	if r.modes[StreamCustom] || r.modes[StreamMessages] || r.cfg.Subgraphs {
+		// only these modes forward parts from a task's goroutine to the
+		// loop (forward): custom output, messages, subgraphs' parts
+		r.custom = make(chan StreamPart, 64)
+	}
 	r.streamWriter = r.writeCustom
 	if err := r.enter(input); err != nil {
 		return err
@@ -639,7 +749,7 @@ func (r *run) tick() (more, interrupted bool, err error) {
 func (r *run) matchWrites() {
 	byID := map[string]*task{}
 	for _, t := range r.tasks {
-		byID[t.id] = t
+		byID[t.taskID()] = t
 	}
 	for _, w := range r.pending {
 		switch w.Channel {
@@ -674,6 +784,7 @@ func (r *run) shouldInterrupt(nodes []string) bool {
 // then one per node whose trigger channels changed since it last ran
 // (prepare_next_tasks).
 func (r *run) prepareTasks(forExec bool) ([]*task, error) {
+	r.recycleTasks()
 	tasks := r.tasks[:0]
 	cpID := r.cpID
 	stepStr := strconv.Itoa(r.step)
@@ -687,19 +798,11 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 			if node == nil {
 				continue
 			}
-			t := (&task{
-				name:     send.Node,
-				kind:     pushTask,
-				idx:      idx,
-				ord:      len(tasks),
-				node:     node,
-				triggers: pushTriggers,
-				run:      r,
-			}).withBuffers()
+			t := r.newTask(pushTask, node, send.Node, len(tasks))
+			t.idx, t.triggers = idx, pushTriggers
 			if r.saver != nil {
+				// without a saver the ID is made when used (taskID)
 				t.id = uuidFromHash(cpID, r.cpCfg.CheckpointNS, stepStr, send.Node, chPush, strconv.Itoa(idx))
-			} else {
-				t.id = r.fastID(idTask, r.step, t.ord, 0)
 			}
 			switch a := send.Arg.(type) {
 			case State:
@@ -707,7 +810,8 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 			case map[string]any:
 				t.input = State(a)
 			default:
-				t.input = State{SendArgKey: a}
+				// State{SendArgKey: a}, made when the node asks for it
+				t.arg, t.hasArg = a, true
 			}
 			tasks = append(tasks, t)
 		}
@@ -719,21 +823,13 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 		if !r.triggered(node) {
 			continue
 		}
-		t := (&task{
-			name:     node.name,
-			kind:     pullTask,
-			ord:      len(tasks),
-			node:     node,
-			triggers: node.taskTriggers,
-			run:      r,
-		}).withBuffers()
+		t := r.newTask(pullTask, node, node.name, len(tasks))
+		t.triggers = node.taskTriggers
 		if r.saver != nil {
 			// the parts on the stack: uuidFromHash only reads them
 			var buf [8]string
 			parts := append(append(buf[:0], cpID, r.cpCfg.CheckpointNS, stepStr, node.name, chPull), node.taskTriggers...)
 			t.id = uuidFromHash(parts...)
-		} else {
-			t.id = r.fastID(idTask, r.step, t.ord, 0)
 		}
 		if node.single != "" {
 			v, ok := r.chans[node.singleCh].get()
@@ -835,8 +931,8 @@ func managedValue(m Managed, step, stop int) any {
 
 // initScratchpad sets up the task's scratchpad for this superstep.
 func (r *run) initScratchpad(t *task) *scratchpad {
-	sp := &t.sp
-	*sp = scratchpad{step: r.step, stop: r.stop, run: r, task: t, nullIdx: -1}
+	t.frame = &taskFrame{sp: scratchpad{step: r.step, stop: r.stop, run: r, task: t, nullIdx: -1}}
+	sp := &t.frame.sp
 	for i, w := range r.pending {
 		if w.TaskID == nullTaskID && w.Channel == chResume {
 			sp.nullIdx = i
@@ -844,7 +940,7 @@ func (r *run) initScratchpad(t *task) *scratchpad {
 		}
 	}
 	for _, w := range r.pending {
-		if w.TaskID == t.id && w.Channel == chResume {
+		if w.Channel == chResume && w.TaskID == t.taskID() {
 			if list, ok := w.Value.([]any); ok {
 				sp.resume = append([]any(nil), list...)
 			} else {
@@ -926,10 +1022,12 @@ func (r *run) runTasks() ([]InterruptValue, error) {
 	var failed []*task
 	settle := func(d taskDone) error {
 		d.t.err = d.err
+		if d.err == nil {
+			return r.commit(d.t, !fast)
+		}
+		// declared here: errors.As moves it to the heap
 		var ie *InterruptError
 		switch {
-		case d.err == nil:
-			return r.commit(d.t, !fast)
 		case errors.As(d.err, &ie):
 			// a subgraph paused by interrupt_before/after raises an
 			// interrupt without values: the step is interrupted all the same
@@ -1113,7 +1211,7 @@ func (r *run) attemptTask(t *task) (err error) {
 			err = fmt.Errorf("node %q panicked: %v", t.name, p)
 		}
 	}()
-	t.ctx = taskContext{Context: r.ctx, sp: t.scratch, rt: Runtime{
+	t.frame.ctx = taskContext{Context: r.ctx, sp: t.scratch, rt: Runtime{
 		Context:        r.cfg.Context,
 		Store:          r.g.store,
 		Step:           t.scratch.step,
@@ -1124,15 +1222,24 @@ func (r *run) attemptTask(t *task) (err error) {
 		MaxConcurrency: r.cfg.MaxConcurrency,
 		StreamWriter:   r.streamWriter,
 	}}
-	ctx := &t.ctx
+	ctx := &t.frame.ctx
 	var out any
-	if t.node.fn != nil {
-		out, err = t.node.fn(ctx, t.input)
-		if err != nil {
-			return err
+	switch {
+	case t.hasArg && t.node.sendArg != nil:
+		out, err = t.node.sendArg(ctx, t.arg)
+	case t.node.fn != nil:
+		input := t.input
+		if t.hasArg {
+			input = State{SendArgKey: t.arg}
 		}
-	} else {
+		out, err = t.node.fn(ctx, input)
+	case t.hasArg:
+		out = t.arg
+	default:
 		out = t.input[SendArgKey]
+	}
+	if err != nil {
+		return err
 	}
 	for _, wr := range t.node.writers {
 		if err := wr(ctx, out, t); err != nil {
@@ -1246,6 +1353,10 @@ type idSource interface {
 }
 
 func (r *run) normalizeOne(w write, ids idSource) (write, error) {
+	// a list a built-in node made for this write may get its IDs in place,
+	// unless updates are streamed: a superstep of several tasks streams the
+	// list as the node wrote it (raw), without IDs
+	inPlace := w.owned && !r.modes[StreamUpdates]
 	var n writeNormalizer
 	switch c := r.channel(w.channel).(type) {
 	case *messagesChan:
@@ -1259,7 +1370,7 @@ func (r *run) normalizeOne(w write, ids idSource) (write, error) {
 	default:
 		return w, nil
 	}
-	v, err := n.normalizeWrite(w.value, ids)
+	v, err := n.normalizeWrite(w.value, ids, inPlace)
 	if err != nil {
 		return w, err
 	}
@@ -1326,7 +1437,7 @@ func (r *run) commit(t *task, stream bool) error {
 		ws = []write{{channel: chNoWrites}}
 		t.writes = ws
 	}
-	if err := r.putWrites(t, t.id, ws); err != nil {
+	if err := r.putWrites(t, t.taskID(), ws); err != nil {
 		return err
 	}
 	if stream {
@@ -1342,7 +1453,7 @@ func (r *run) commitInterrupt(t *task, ie *InterruptError) error {
 			ws = append(ws, w)
 		}
 	}
-	if err := r.putWrites(t, t.id, ws); err != nil {
+	if err := r.putWrites(t, t.taskID(), ws); err != nil {
 		return err
 	}
 	if !t.node.hidden && (r.modes[StreamUpdates] || r.modes[StreamValues]) {
@@ -1357,7 +1468,7 @@ func (r *run) commitInterrupt(t *task, ie *InterruptError) error {
 
 func (r *run) commitError(t *task, err error) error {
 	ws := append(append([]write(nil), t.writes...), write{channel: chError, value: ErrorRepr(err)})
-	return r.putWrites(t, t.id, ws)
+	return r.putWrites(t, t.taskID(), ws)
 }
 
 // putWrites records a task's writes against the current checkpoint
@@ -1497,6 +1608,10 @@ func (r *run) emit(p StreamPart) {
 
 func (r *run) emitValues() {
 	if !r.modes[StreamValues] {
+		return
+	}
+	if r.capture != nil {
+		r.capture.take(r)
 		return
 	}
 	r.yield(StreamPart{Mode: StreamValues, Data: r.readState(r.outRefs, nil)})
@@ -1756,10 +1871,9 @@ func (r *run) updateUnwritten(upd []bool, next int64) error {
 // (PregelLoop._put_checkpoint).
 func (r *run) putCheckpoint(source string) error {
 	if r.saver == nil {
-		// nothing stores it: the run needs only an ID (the IDs of the
-		// next step's tasks and messages are derived from it)
-		r.localIDs++
-		r.cpID = r.fastID(idCheckpoint, r.localIDs, 0, 0)
+		// nothing stores it, and nothing reads its ID: the IDs a run
+		// without a saver makes up come from its seed and the steps
+		// (fastID)
 		r.meta = CheckpointMetadata{Source: source, Step: r.step}
 		r.step++
 		return nil

@@ -25,13 +25,17 @@ func (AddMessagesReducer) Reduce(current, update any) (any, error) {
 }
 
 // normalizeWrite coerces a write to []Message and gives messages without an
-// ID one from newID, before the write is applied or streamed.
-func (AddMessagesReducer) normalizeWrite(v any, ids idSource) (any, error) {
+// ID one from ids, before the write is applied or streamed: in a copy of
+// the list, or with inPlace in the list itself when it is a []Message.
+func (AddMessagesReducer) normalizeWrite(v any, ids idSource, inPlace bool) (any, error) {
 	msgs, err := MessagesFromValue(v)
 	if err != nil {
 		return nil, err
 	}
 	var out []Message
+	if _, isList := v.([]Message); inPlace && isList {
+		out = msgs
+	}
 	for i, m := range msgs {
 		if m.ID == "" {
 			if out == nil {
@@ -50,7 +54,7 @@ func (AddMessagesReducer) normalizeWrite(v any, ids idSource) (any, error) {
 // superstep applies them (and before single-task update chunks are
 // streamed), as add_messages assigns IDs in LangGraph.
 type writeNormalizer interface {
-	normalizeWrite(v any, ids idSource) (any, error)
+	normalizeWrite(v any, ids idSource, inPlace bool) (any, error)
 }
 
 // AddMessages merges right into left as the add_messages reducer does.

@@ -323,8 +323,7 @@ func (r *run) updateTask(saved *CheckpointTuple, asNode string, step int) (*task
 		taskID = ids[0]
 	}
 	t := &task{id: taskID, name: asNode, kind: pullTask, node: node, triggers: []string{chInterrupt}}
-	t.sp = scratchpad{step: step, stop: step + 2, task: t, nullIdx: -1}
-	t.scratch = &t.sp
+	t.scratch = &scratchpad{step: step, stop: step + 2, task: t, nullIdx: -1}
 	return t, nil
 }
 

@@ -243,19 +243,38 @@ func (n *ToolNode) Node() NodeFunc {
 	}
 }
 
+// graphNode is Node for the agents this package builds, with the option
+// that adds it: a call sent to the node reaches it without a State around
+// it (withSendArg), and its tool messages come as a nodeUpdate the run may
+// give IDs in place.
+func (n *ToolNode) graphNode() (NodeFunc, NodeOption) {
+	fn := func(ctx context.Context, state State) (any, error) {
+		if arg, ok := state[SendArgKey]; ok {
+			return n.invoke(ctx, arg, true)
+		}
+		return n.invoke(ctx, state, true)
+	}
+	return fn, withSendArg(func(ctx context.Context, arg any) (any, error) { return n.invoke(ctx, arg, true) })
+}
+
 // Invoke runs the node on its own. input is a state (State or
 // map[string]any with the messages key), a []Message, a []ToolCall, or a
 // ToolCallWithContext / []ToolCallWithContext. The result is a State with
 // the tool messages under the messages key ([]Message for list input),
 // or, when a tool returned a Command, a []any of states and commands.
 func (n *ToolNode) Invoke(ctx context.Context, input any) (any, error) {
+	return n.invoke(ctx, input, false)
+}
+
+// invoke is Invoke; inGraph gives the result as graphNode does.
+func (n *ToolNode) invoke(ctx context.Context, input any, inGraph bool) (any, error) {
 	if tc, ok := input.(ToolCallWithContext); ok {
 		// one call sent by a v2 agent (the usual case): no lists to build
 		msgs := make([]Message, 1)
 		var cmds [1]*Command
 		var errs [1]error
 		msgs[0], cmds[0], errs[0] = n.runOne(ctx, tc.Call, tc.State, inputToolCalls, RuntimeFrom(ctx))
-		return n.collect(msgs, cmds[:], errs[:], inputToolCalls)
+		return n.collect(msgs, cmds[:], errs[:], inputToolCalls, inGraph)
 	}
 	calls, states, kind, err := n.parseInput(input)
 	if err != nil {
@@ -291,7 +310,7 @@ func (n *ToolNode) Invoke(ctx context.Context, input any) (any, error) {
 			msgs[i], cmds[i], errs[i] = n.runOne(ctx, calls[i], states[i], kind, rt)
 		})
 	}
-	return n.collect(msgs, cmds, errs, kind)
+	return n.collect(msgs, cmds, errs, kind, inGraph)
 }
 
 // runPrepared runs the calls on fanOut's workers: calls that do not block
@@ -322,7 +341,7 @@ func (n *ToolNode) runPrepared(ctx context.Context, calls []ToolCall, states []S
 
 // collect returns the node's output: the interrupts raised, else the first
 // error in call order, else the combined results.
-func (n *ToolNode) collect(msgs []Message, cmds []*Command, errs []error, kind inputKind) (any, error) {
+func (n *ToolNode) collect(msgs []Message, cmds []*Command, errs []error, kind inputKind, inGraph bool) (any, error) {
 	var interrupts []InterruptValue
 	for _, err := range errs {
 		if err == nil {
@@ -341,7 +360,7 @@ func (n *ToolNode) collect(msgs []Message, cmds []*Command, errs []error, kind i
 			return nil, err
 		}
 	}
-	return n.combine(msgs, cmds, kind), nil
+	return n.combine(msgs, cmds, kind, inGraph), nil
 }
 
 func (n *ToolNode) parseInput(input any) ([]ToolCall, []State, inputKind, error) {
@@ -774,8 +793,9 @@ func (n *ToolNode) validateCommand(cmd Command, call ToolCall, kind inputKind) (
 }
 
 // combine builds the node's output from each call's answer: msgs[i],
-// or cmds[i] when it is set.
-func (n *ToolNode) combine(msgs []Message, cmds []*Command, kind inputKind) any {
+// or cmds[i] when it is set. inGraph gives the tool messages alone as a
+// nodeUpdate of msgs, which the node made for it.
+func (n *ToolNode) combine(msgs []Message, cmds []*Command, kind inputKind, inGraph bool) any {
 	hasCmd := false
 	for _, c := range cmds {
 		if c != nil {
@@ -783,8 +803,11 @@ func (n *ToolNode) combine(msgs []Message, cmds []*Command, kind inputKind) any 
 		}
 	}
 	if !hasCmd {
-		if kind == inputList {
+		switch {
+		case kind == inputList:
 			return msgs
+		case inGraph:
+			return nodeUpdate{key: n.opts.MessagesKey, value: msgs, owned: true}
 		}
 		return State{n.opts.MessagesKey: msgs}
 	}
