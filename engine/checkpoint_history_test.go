@@ -148,9 +148,11 @@ func historyCases() []historyCase {
 			if err != nil {
 				return nil, err
 			}
+			// by value: the interrupts come in the order their tasks
+			// finished
 			resume := map[string]any{}
-			for i, in := range res.Interrupts {
-				resume[in.ID] = i
+			for _, in := range res.Interrupts {
+				resume[in.ID] = fmt.Sprint("answer to ", in.Value)
 			}
 			_, err = graph.Invoke(ctx, engine.Command{Resume: resume}, cfg)
 			return nil, err

@@ -289,12 +289,12 @@ const (
 // made for every task, so a context kept beyond its task never shows
 // another task's.
 type task struct {
-	id       string
-	name     string
-	kind     taskKind
-	idx      int // push index
-	ord      int // position in the superstep's task list
-	input    State
+	id    string
+	name  string
+	kind  taskKind
+	idx   int // push index
+	ord   int // position in the superstep's task list
+	input State
 	// arg is the argument of a Send that is not a state (hasArg): the
 	// input is State{SendArgKey: arg}, made only for a node that reads it
 	// as a State
