@@ -502,14 +502,28 @@ func (e injectError) Error() string { return e.err.Error() }
 // lives on its caller's stack: allocated by prepare it cost 300 bytes per
 // call.
 type preparedCall struct {
-	req  ToolCallRequest
-	def  ToolDef
+	req ToolCallRequest
+	// def is the registered tool's definition (read only), nil for a tool
+	// a wrapper swapped in, whose definition is own (see definition): a
+	// pointer, not a copy of 136 bytes for every function the call goes
+	// through
+	def  *ToolDef
+	own  ToolDef
 	inv  ToolInvocation
 	done bool
 	// the answer: a tool message, a command (cmd != nil) or an error
 	msg Message
 	cmd *Command
 	err error
+}
+
+// definition is the called tool's definition. (Storing &p.own in p.def
+// would move every preparedCall to the heap.)
+func (p *preparedCall) definition() *ToolDef {
+	if p.def != nil {
+		return p.def
+	}
+	return &p.own
 }
 
 // prepare looks the tool up, injects arguments and validates them, into p.
@@ -529,8 +543,7 @@ func (n *ToolNode) prepare(p *preparedCall, req ToolCallRequest, kind inputKind)
 	if !ok {
 		idx = -1
 	}
-	inv, def, result, err := n.validateCall(idx, req, kind)
-	p.def, p.inv = def, inv
+	result, err := n.validateCall(idx, p, kind)
 	if ie, ok := err.(injectError); ok {
 		// _execute_tool_sync injects before its try: no handler sees it
 		p.done, p.err = true, ie.err
@@ -538,51 +551,60 @@ func (n *ToolNode) prepare(p *preparedCall, req ToolCallRequest, kind inputKind)
 	}
 	if err != nil || result != nil {
 		p.done = true
-		p.msg, p.cmd, p.err = n.settle(result, err, call, def, kind)
+		n.settle(p, result, err, kind)
 	}
 }
 
 // finish runs a prepared call and shapes its result, into p.
 func (n *ToolNode) finish(ctx context.Context, p *preparedCall, kind inputKind) {
-	result, err := n.runTool(ctx, p.req.Tool, p.def, p.inv)
-	p.msg, p.cmd, p.err = n.settle(result, err, p.req.Call, p.def, kind)
+	result, err := n.runTool(ctx, p.req.Tool, p.definition(), &p.inv)
+	n.settle(p, result, err, kind)
 }
 
 // settle applies the error handling to a call's outcome, or shapes its
-// result into a tool message.
-func (n *ToolNode) settle(result any, err error, call ToolCall, def ToolDef, kind inputKind) (Message, *Command, error) {
+// result into a tool message, into p.
+func (n *ToolNode) settle(p *preparedCall, result any, err error, kind inputKind) {
+	call := &p.req.Call
 	if err != nil {
 		var ie *InterruptError
 		if errors.As(err, &ie) {
-			return Message{}, nil, err
+			p.err = err
+			return
 		}
 		if content, handled := n.handleError(err); handled {
-			return Message{Type: TypeTool, Content: Text(content), Name: call.Name, ToolCallID: call.ID, Status: StatusError}, nil, nil
+			p.msg = Message{Type: TypeTool, Content: Text(content), Name: call.Name, ToolCallID: call.ID, Status: StatusError}
+			return
 		}
-		return Message{}, nil, err
+		p.err = err
+		return
 	}
-	return n.shapeResult(result, call, def, kind)
+	p.cmd, p.err = n.shapeResult(&p.msg, result, call, p.definition(), kind)
 }
 
-// validateCall injects arguments and validates them. A non-nil result is
-// the call's answer without running the tool (handled invalid arguments).
-func (n *ToolNode) validateCall(idx int, req ToolCallRequest, kind inputKind) (inv ToolInvocation, def ToolDef, result any, err error) {
+// validateCall injects arguments and validates them, setting p's
+// definition and invocation. A non-nil result is the call's answer
+// without running the tool (handled invalid arguments).
+func (n *ToolNode) validateCall(idx int, p *preparedCall, kind inputKind) (result any, err error) {
+	req := &p.req
 	call, rt, state := req.Call, req.Runtime, req.State
 	tool := req.Tool
-	def = tool.Definition()
 	var schema *Schema
 	if idx >= 0 && n.tools[idx] == tool {
-		schema = n.schemas[idx]
+		// the registered tool: its definition and schema as NewToolNode
+		// took them
+		p.def, schema = &n.defs[idx], n.schemas[idx]
 	} else {
 		// a wrapper swapped the tool: validate against its own schema
-		params := def.Parameters
+		p.own, p.def = tool.Definition(), nil
+		params := p.own.Parameters
 		if params == nil {
 			params = NewObject("type", "object", "properties", &Object{})
 		}
-		if schema, err = CompileSchema(def.Name, params); err != nil {
-			return inv, def, nil, fmt.Errorf("tool %q: parameters: %w", def.Name, err)
+		if schema, err = CompileSchema(p.own.Name, params); err != nil {
+			return nil, fmt.Errorf("tool %q: parameters: %w", p.own.Name, err)
 		}
 	}
+	def := p.definition()
 	var injected map[string]any
 	args := call.Args
 	if args == nil {
@@ -596,7 +618,7 @@ func (n *ToolNode) validateCall(idx int, req ToolCallRequest, kind inputKind) (i
 			args.Delete(inj.Arg)
 			v, err := n.injectValue(inj, call, state, kind, rt)
 			if err != nil {
-				return inv, def, nil, injectError{err}
+				return nil, injectError{err}
 			}
 			injected[inj.Arg] = v
 		}
@@ -604,28 +626,28 @@ func (n *ToolNode) validateCall(idx int, req ToolCallRequest, kind inputKind) (i
 	validated, verr := schema.Validate(args)
 	if verr != nil {
 		if def.HandleValidationError.Enabled {
-			return inv, def, ToolResult{Content: def.HandleValidationError.content(verr), Status: StatusError}, nil
+			return ToolResult{Content: def.HandleValidationError.content(verr), Status: StatusError}, nil
 		}
 		var ve *ValidationError
 		if n.opts.HandleToolErrors.InvalidArgsOnly && errors.As(verr, &ve) {
-			return inv, def, nil, newToolInvocationError(call.Name, modelArgs, ve)
+			return nil, newToolInvocationError(call.Name, modelArgs, ve)
 		}
-		return inv, def, nil, verr
+		return nil, verr
 	}
 	vargs, _ := validated.(*Object)
-	inv = ToolInvocation{Call: ToolCall{Name: call.Name, Args: vargs, ID: call.ID}, Injected: injected, Runtime: rt}
-	return inv, def, nil, nil
+	p.inv = ToolInvocation{Call: ToolCall{Name: call.Name, Args: vargs, ID: call.ID}, Injected: injected, Runtime: rt}
+	return nil, nil
 }
 
 // runTool calls the tool, turning a panic into an error and applying the
 // tool's own handle_tool_error to ToolExceptions.
-func (n *ToolNode) runTool(ctx context.Context, tool Tool, def ToolDef, inv ToolInvocation) (result any, err error) {
+func (n *ToolNode) runTool(ctx context.Context, tool Tool, def *ToolDef, inv *ToolInvocation) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = NewError("Exception", fmt.Sprintf("tool %q panicked: %v", inv.Call.Name, p))
 		}
 	}()
-	result, err = tool.Invoke(ctx, inv)
+	result, err = tool.Invoke(ctx, *inv)
 	if err != nil && def.HandleToolError.Enabled && isKind(err, "ToolException") {
 		return ToolResult{Content: def.HandleToolError.content(err), Status: StatusError}, nil
 	}
@@ -717,40 +739,51 @@ func allBlocks(list []any) bool {
 	return true
 }
 
-func (n *ToolNode) shapeResult(result any, call ToolCall, def ToolDef, kind inputKind) (Message, *Command, error) {
+// shapeResult makes a tool's result the call's answer: a tool message in
+// out, or a command.
+func (n *ToolNode) shapeResult(out *Message, result any, call *ToolCall, def *ToolDef, kind inputKind) (*Command, error) {
 	switch t := result.(type) {
+	case string:
+		// the usual result, first
+		*out = Message{Type: TypeTool, Content: Text(t), Name: def.Name, ToolCallID: call.ID, Status: StatusSuccess}
+		return nil, nil
 	case *Command:
 		if t == nil {
 			break
 		}
-		cmd, err := n.validateCommand(*t, call, kind)
-		return Message{}, cmd, err
+		return n.validateCommand(*t, *call, kind)
 	case Command:
-		cmd, err := n.validateCommand(t, call, kind)
-		return Message{}, cmd, err
+		return n.validateCommand(t, *call, kind)
 	case Message:
-		if t.Type != TypeTool {
-			return Message{}, nil, NewError("TypeError", fmt.Sprintf("Tool %s returned unexpected type: %s message", call.Name, t.Type))
-		}
-		m := t
-		m.Content = ToolContent(t.Content)
-		if m.Status == "" {
-			m.Status = StatusSuccess
-		}
-		return m, nil, nil
+		return n.shapeMessage(out, &t, call)
 	case *Message:
 		if t == nil {
 			break
 		}
-		return n.shapeResult(*t, call, def, kind)
+		return n.shapeMessage(out, t, call)
 	case ToolResult:
 		status := t.Status
 		if status == "" {
 			status = StatusSuccess
 		}
-		return Message{Type: TypeTool, Content: ToolContent(t.Content), Artifact: t.Artifact, Name: def.Name, ToolCallID: call.ID, Status: status}, nil, nil
+		*out = Message{Type: TypeTool, Content: ToolContent(t.Content), Artifact: t.Artifact, Name: def.Name, ToolCallID: call.ID, Status: status}
+		return nil, nil
 	}
-	return Message{Type: TypeTool, Content: ToolContent(result), Name: def.Name, ToolCallID: call.ID, Status: StatusSuccess}, nil, nil
+	*out = Message{Type: TypeTool, Content: ToolContent(result), Name: def.Name, ToolCallID: call.ID, Status: StatusSuccess}
+	return nil, nil
+}
+
+// shapeMessage makes a tool message a tool returned the call's answer.
+func (n *ToolNode) shapeMessage(out, m *Message, call *ToolCall) (*Command, error) {
+	if m.Type != TypeTool {
+		return nil, NewError("TypeError", fmt.Sprintf("Tool %s returned unexpected type: %s message", call.Name, m.Type))
+	}
+	*out = *m
+	out.Content = ToolContent(m.Content)
+	if out.Status == "" {
+		out.Status = StatusSuccess
+	}
+	return nil, nil
 }
 
 // validateCommand checks that a tool's Command answers the call with a
