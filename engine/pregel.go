@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -236,9 +237,12 @@ type run struct {
 	vers    *versions
 	meta    CheckpointMetadata
 	pending []PendingWrite
-	// seenPut is the VersionsSeen map the run last gave its saver, whose
-	// unchanged rows the next checkpoint shares
-	seenPut map[string]map[string]int64
+	// put holds maps and lists the run gave its saver, which the next
+	// checkpoint shares where it is the same (the saver does not change
+	// them, the run does not either); parents is the metadata "parents"
+	// of its checkpoints
+	put     putShared
+	parents map[string]string
 
 	// chans are the channels by number (Graph.index)
 	chans      []channel
@@ -517,12 +521,19 @@ func (r *run) enter(input any) error {
 	return r.first(input)
 }
 
+// putShared is what a run's checkpoints may share with the previous one.
+type putShared struct {
+	seen    map[string]map[string]int64
+	prefix  map[string]int
+	updated []string
+}
+
 // loadCheckpoint starts the run from a stored checkpoint: its ID, its
 // versions and its channels.
 func (r *run) loadCheckpoint(cp *Checkpoint) {
 	r.cpID = cp.ID
 	r.vers.load(r.g, cp)
-	r.seenPut = cp.VersionsSeen
+	r.put.seen = cp.VersionsSeen
 	r.chans = r.g.channelsFrom(cp)
 }
 
@@ -1437,7 +1448,7 @@ func (r *run) commit(t *task, stream bool) error {
 		ws = []write{{channel: chNoWrites}}
 		t.writes = ws
 	}
-	if err := r.putWrites(t, t.taskID(), ws); err != nil {
+	if err := r.putWrites(t, "", ws); err != nil {
 		return err
 	}
 	if stream {
@@ -1453,7 +1464,7 @@ func (r *run) commitInterrupt(t *task, ie *InterruptError) error {
 			ws = append(ws, w)
 		}
 	}
-	if err := r.putWrites(t, t.taskID(), ws); err != nil {
+	if err := r.putWrites(t, "", ws); err != nil {
 		return err
 	}
 	if !t.node.hidden && (r.modes[StreamUpdates] || r.modes[StreamValues]) {
@@ -1468,16 +1479,20 @@ func (r *run) commitInterrupt(t *task, ie *InterruptError) error {
 
 func (r *run) commitError(t *task, err error) error {
 	ws := append(append([]write(nil), t.writes...), write{channel: chError, value: ErrorRepr(err)})
-	return r.putWrites(t, t.taskID(), ws)
+	return r.putWrites(t, "", ws)
 }
 
-// putWrites records a task's writes against the current checkpoint
+// putWrites records the writes of task t, or of the task taskID names
+// when t is nil (the null task's), against the current checkpoint
 // (PregelLoop.put_writes).
 func (r *run) putWrites(t *task, taskID string, ws []write) error {
-	if r.saver == nil && taskID != nullTaskID {
-		// without a saver no run resumes from these writes, and the run
-		// itself reads back only the null task's (applyNullWrites)
-		return nil
+	if t != nil {
+		if r.saver == nil {
+			// without a saver no run resumes from these writes, and the
+			// run itself reads back only the null task's (applyNullWrites)
+			return nil
+		}
+		taskID = t.taskID()
 	}
 	r.pendingMu.Lock()
 	if taskID == nullTaskID {
@@ -1632,7 +1647,10 @@ func (r *run) afterTick() (interrupted bool, err error) {
 		r.emitValues()
 	}
 	r.pendingMu.Lock()
-	r.pending = nil
+	// the next superstep appends to the same array: the saver was handed
+	// parts of it, which it does not keep (Checkpointer.PutWrites)
+	clear(r.pending)
+	r.pending = r.pending[:0]
 	r.pendingMu.Unlock()
 	r.skipDoneTasks = true
 	if err := r.putCheckpoint("loop"); err != nil {
@@ -1879,15 +1897,19 @@ func (r *run) putCheckpoint(source string) error {
 		return nil
 	}
 	cp := r.checkpoint()
-	parents := map[string]string{}
-	if n := r.nest; n != nil && n.parent.saver != nil {
-		// a subgraph's checkpoint names its parents' (metadata "parents")
-		for k, v := range n.parent.meta.Parents {
-			parents[k] = v
+	if r.parents == nil {
+		// the same for every checkpoint of the run: the parent's
+		// checkpoint does not change while this run is its task
+		r.parents = map[string]string{}
+		if n := r.nest; n != nil && n.parent.saver != nil {
+			// a subgraph's checkpoint names its parents' (metadata "parents")
+			for k, v := range n.parent.meta.Parents {
+				r.parents[k] = v
+			}
+			r.parents[n.parent.ns()] = n.parent.cpCfg.CheckpointID
 		}
-		parents[n.parent.ns()] = n.parent.cpCfg.CheckpointID
 	}
-	r.meta = CheckpointMetadata{Source: source, Step: r.step, Parents: parents}
+	r.meta = CheckpointMetadata{Source: source, Step: r.step, Parents: r.parents}
 	cfg, err := r.saver.Put(r.ctx, r.cpCfg, cp, r.meta)
 	if err != nil {
 		return fmt.Errorf("save checkpoint of thread %q at step %d: %w", r.cfg.ThreadID, r.step, err)
@@ -1934,18 +1956,33 @@ func (r *run) checkpoint() *Checkpoint {
 			g.lists.put(ch)
 		}
 	}
-	upd := make([]string, 0, 4)
+	if prefix != nil && maps.Equal(prefix, r.put.prefix) {
+		prefix = r.put.prefix
+	}
+	r.put.prefix = prefix
+	seen := r.vers.versionsSeen(g, r.put.seen)
+	r.put.seen = seen
+	return &Checkpoint{V: 4, TS: g.clock.Now().UTC().Format(time.RFC3339Nano), ChannelValues: values, ChannelVersions: r.vers.channelVersions(g), VersionsSeen: seen, UpdatedChannels: r.updatedChannels(), ListPrefix: prefix}
+}
+
+// updatedChannels lists the channels the last superstep updated, sorted:
+// the list of the previous checkpoint when it is the same.
+func (r *run) updatedChannels() []string {
+	var buf [8]string
+	upd := buf[:0]
 	if r.updatedKnown {
 		for c, u := range r.updated {
 			if u {
-				upd = append(upd, g.chanNames[c])
+				upd = append(upd, r.g.chanNames[c])
 			}
 		}
 		slices.Sort(upd)
 	}
-	seen := r.vers.versionsSeen(g, r.seenPut)
-	r.seenPut = seen
-	return &Checkpoint{V: 4, TS: g.clock.Now().UTC().Format(time.RFC3339Nano), ChannelValues: values, ChannelVersions: r.vers.channelVersions(g), VersionsSeen: seen, UpdatedChannels: upd, ListPrefix: prefix}
+	if r.put.updated == nil || !slices.Equal(upd, r.put.updated) {
+		// never nil: a checkpoint lists none as []
+		r.put.updated = append(make([]string, 0, len(upd)), upd...)
+	}
+	return r.put.updated
 }
 
 // exitInterrupted ends a paused run: streams the interrupt and the state.

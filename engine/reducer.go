@@ -32,8 +32,9 @@ func (AddMessagesReducer) normalizeWrite(v any, ids idSource, inPlace bool) (any
 	if err != nil {
 		return nil, err
 	}
+	_, isList := v.([]Message)
 	var out []Message
-	if _, isList := v.([]Message); inPlace && isList {
+	if inPlace && isList {
 		out = msgs
 	}
 	for i, m := range msgs {
@@ -43,6 +44,10 @@ func (AddMessagesReducer) normalizeWrite(v any, ids idSource, inPlace bool) (any
 			}
 			out[i].ID = ids.nextID()
 		}
+	}
+	if isList && (out == nil || inPlace) {
+		// v holds msgs itself: boxing it again would allocate
+		return v, nil
 	}
 	if out == nil {
 		return msgs, nil
