@@ -32,6 +32,14 @@
 // replays what matches and records the rest. ModeLive passes everything
 // through and records nothing.
 //
+// A streamed response (Content-Type text/event-stream) is recorded as it
+// passes: the client reads each event when the provider sends it, and
+// the exchange is stored, its body the whole stream with its events as
+// they came, when the stream ends. A client that closes the body early
+// (an SDK stops reading at "data: [DONE]") has the rest read for it; a
+// stream that breaks off fails the recording, and so does one still
+// open at Stop (close every response body first).
+//
 // A recording is written only when it holds what the run did: Stop
 // writes it atomically and durably (a temporary file in the same folder,
 // fsynced, renamed into place, then the folder fsynced, so the file is

@@ -144,12 +144,22 @@ func (e *MissError) Error() string {
 		b.WriteString("\nthe cassette has no interactions")
 		return b.String()
 	}
-	c := e.Closest
-	loc := e.Path
+	b.WriteString("\n")
+	b.WriteString(e.Closest.Describe(e.Path))
+	return b.String()
+}
+
+// Describe shows the nearest request of the cassette at path as a
+// MissError does: "closest recorded request: interaction N at
+// path:line: METHOD URL", whether it was already replayed, what differs
+// and the body diff (-recorded +requested), one item a line.
+func (c *Nearest) Describe(path string) string {
+	var b strings.Builder
+	loc := path
 	if c.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", e.Path, c.Line)
+		loc = fmt.Sprintf("%s:%d", path, c.Line)
 	}
-	fmt.Fprintf(&b, "\nclosest recorded request: interaction %d at %s: %s %s", c.Index, loc, c.Method, c.URL)
+	fmt.Fprintf(&b, "closest recorded request: interaction %d at %s: %s %s", c.Index, loc, c.Method, c.URL)
 	if c.Used {
 		b.WriteString(" (already replayed: each interaction answers one request)")
 	}

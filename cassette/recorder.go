@@ -82,6 +82,9 @@ type Recorder struct {
 	// failed is the first request of this run that could not be
 	// recorded; a recording with a failure is never written.
 	failed error
+	// streams counts the streamed responses still being read, which
+	// are stored when they end.
+	streams int
 }
 
 // Open returns a recorder for the cassette at path. Replay mode loads and
@@ -243,6 +246,14 @@ func (r *Recorder) record(req *http.Request, body []byte) (*http.Response, error
 		r.fail(fmt.Errorf("%s %s: %w", req.Method, req.URL.Redacted(), err))
 		return nil, err
 	}
+	if isEventStream(resp.Header) {
+		r.mu.Lock()
+		r.streams++
+		r.mu.Unlock()
+		resp.Body = &streamBody{r: r, req: req, reqBody: body, resp: resp, src: resp.Body, start: start}
+		resp.Request = req
+		return resp, nil
+	}
 	respBody, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
@@ -250,7 +261,16 @@ func (r *Recorder) record(req *http.Request, body []byte) (*http.Response, error
 		r.fail(fmt.Errorf("%s %s: %w", req.Method, req.URL.Redacted(), err))
 		return nil, err
 	}
-	elapsed := r.now().Sub(start)
+	if err := r.store(req, body, resp, respBody, r.now().Sub(start)); err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(respBody))
+	resp.Request = req
+	return resp, nil
+}
+
+// store keeps a scrubbed, decoded copy of one exchange.
+func (r *Recorder) store(req *http.Request, body []byte, resp *http.Response, respBody []byte, elapsed time.Duration) error {
 	in := &vcr.Interaction{
 		Request: vcr.Request{
 			Body:    string(body),
@@ -269,7 +289,7 @@ func (r *Recorder) record(req *http.Request, body []byte) (*http.Response, error
 	if err := decodeBodies(in, r.opts.Limits.maxBody()); err != nil {
 		err = fmt.Errorf("cassette %s: %w", r.path, err)
 		r.fail(err)
-		return nil, err
+		return err
 	}
 	stored := Scrub(in)
 	key := newRequestKey(stored.Request.Method, stored.Request.URL, stored.Request.Body, r.ignore, r.opts.IgnoreQuery)
@@ -282,9 +302,85 @@ func (r *Recorder) record(req *http.Request, body []byte) (*http.Response, error
 	r.calls = append(r.calls, Call{Interaction: idx, Recorded: true, Method: req.Method, URL: req.URL.String(), Code: stored.Response.Code, Duration: elapsed})
 	r.dirty = true
 	r.mu.Unlock()
-	resp.Body = io.NopCloser(bytes.NewReader(respBody))
-	resp.Request = req
-	return resp, nil
+	return nil
+}
+
+// isEventStream reports whether a live response is a server-sent event
+// stream, by its Content-Type.
+func isEventStream(h http.Header) bool {
+	ct := strings.TrimSpace(strings.ToLower(h.Get("Content-Type")))
+	return strings.HasPrefix(ct, "text/event-stream")
+}
+
+// streamBody is the body of a streamed response being recorded: it
+// passes the provider's bytes through as they arrive, so the client
+// reads each event when the provider sends it, and keeps a copy; when
+// the stream ends the exchange is stored as one interaction whose body
+// is the whole stream, its events as they came. A client that closes the
+// body before the end (an SDK stops reading at "data: [DONE]") has the
+// rest read for it, so the recording is whole; a stream that breaks off
+// fails the recording.
+type streamBody struct {
+	r       *Recorder
+	req     *http.Request
+	reqBody []byte
+	resp    *http.Response
+	src     io.ReadCloser
+	start   time.Time
+
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	done bool
+}
+
+// Read implements io.Reader.
+func (b *streamBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		return 0, io.EOF
+	}
+	n, err := b.src.Read(p)
+	b.buf.Write(p[:n])
+	switch {
+	case errors.Is(err, io.EOF):
+		b.finish(nil)
+	case err != nil:
+		b.finish(err)
+	case int64(b.buf.Len()) > b.r.opts.Limits.maxBody():
+		b.finish(fmt.Errorf("the stream is longer than %d bytes, the body limit (Limits.MaxBodyBytes)", b.r.opts.Limits.maxBody()))
+	}
+	return n, err
+}
+
+// Close reads what the client left unread, stores the exchange and
+// closes the provider's body.
+func (b *streamBody) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.done {
+		_, err := io.Copy(&b.buf, io.LimitReader(b.src, b.r.opts.Limits.maxBody()-int64(b.buf.Len())+1))
+		if err == nil && int64(b.buf.Len()) > b.r.opts.Limits.maxBody() {
+			err = fmt.Errorf("the stream is longer than %d bytes, the body limit (Limits.MaxBodyBytes)", b.r.opts.Limits.maxBody())
+		}
+		b.finish(err)
+	}
+	return b.src.Close()
+}
+
+// finish stores the exchange, or fails the recording with err. The
+// caller holds b.mu.
+func (b *streamBody) finish(err error) {
+	b.done = true
+	r := b.r
+	if err != nil {
+		r.fail(fmt.Errorf("%s %s: cassette %s: read the streamed response: %w", b.req.Method, b.req.URL.Redacted(), r.path, err))
+	} else {
+		r.store(b.req, b.reqBody, b.resp, b.buf.Bytes(), r.now().Sub(b.start))
+	}
+	r.mu.Lock()
+	r.streams--
+	r.mu.Unlock()
 }
 
 // fail remembers the first request that could not be recorded.
@@ -326,11 +422,18 @@ func respond(req *http.Request, in *vcr.Interaction) *http.Response {
 // The caller holds r.mu.
 func (r *Recorder) miss(req *http.Request, key requestKey) error {
 	e := &MissError{Scenario: r.opts.Scenario, Path: r.path, Method: req.Method, URL: req.URL.Redacted()}
+	e.Closest = nearest(r.cassette, r.keys, r.used, key)
+	return e
+}
+
+// nearest finds the interaction of c (whose request keys are keys)
+// closest to key, an unused one on a tie, or nil when c is empty.
+func nearest(c *Cassette, keys []requestKey, used []bool, key requestKey) *Nearest {
 	best, bestD := -1, 0
 	reqDisplay := key.display()
-	for i, k := range r.keys {
+	for i, k := range keys {
 		d := k.distance(key, reqDisplay)
-		if r.used[i] {
+		if used[i] {
 			d++ // prefer an unused interaction on a tie
 		}
 		if best < 0 || d < bestD {
@@ -338,16 +441,35 @@ func (r *Recorder) miss(req *http.Request, key requestKey) error {
 		}
 	}
 	if best < 0 {
-		return e
+		return nil
 	}
-	in := r.cassette.Interactions[best]
-	rec := r.keys[best]
-	n := &Nearest{Index: best, Line: r.cassette.line(best), Method: in.Request.Method, URL: in.Request.URL, Used: r.used[best], Differences: rec.differences(key)}
+	in := c.Interactions[best]
+	rec := keys[best]
+	n := &Nearest{Index: best, Line: c.line(best), Method: in.Request.Method, URL: in.Request.URL, Used: used[best], Differences: rec.differences(key)}
 	if rec.body != key.body {
 		n.Diff = formatDiff(rec.display(), reqDisplay, 3, 80)
 	}
-	e.Closest = n
-	return e
+	return n
+}
+
+// NearestTo returns the interaction of c whose request is closest to the
+// one given (method, URL and body), as a MissError shows it: its index,
+// line, what differs and a diff of the canonical bodies; nil when c has
+// no interactions. used, when not nil, marks the interactions a replay
+// has already answered with (one per interaction); opts.IgnoreFields and
+// opts.IgnoreQuery apply as in matching. A replay that answers by
+// another rule than matching (serve's replay by order) uses it to show
+// what a request that found no answer was closest to.
+func NearestTo(c *Cassette, method, url, body string, used []bool, opts Options) *Nearest {
+	ignore := parseFieldPaths(opts.IgnoreFields)
+	keys := make([]requestKey, len(c.Interactions))
+	for i, in := range c.Interactions {
+		keys[i] = newRequestKey(in.Request.Method, in.Request.URL, in.Request.Body, ignore, opts.IgnoreQuery)
+	}
+	if used == nil {
+		used = make([]bool, len(keys))
+	}
+	return nearest(c, keys, used, newRequestKey(method, url, body, ignore, opts.IgnoreQuery))
 }
 
 // Calls returns the requests served so far, in the order they were
@@ -405,6 +527,9 @@ func (r *Recorder) Stop() error {
 	}
 	if r.failed != nil {
 		return r.wrap(fmt.Errorf("cassette %s: %w: %w", r.path, ErrRecordingFailed, r.failed))
+	}
+	if r.streams > 0 {
+		return r.wrap(fmt.Errorf("cassette %s: %w: %d streamed responses were still being read (close a response body before Stop)", r.path, ErrRecordingFailed, r.streams))
 	}
 	switch r.opts.Mode {
 	case ModeRecord:

@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/agenteval/agenteval/cassette"
 	"github.com/agenteval/agenteval/engine"
+	"github.com/agenteval/agenteval/engine/llm"
 	"github.com/agenteval/agenteval/grade"
 	"github.com/agenteval/agenteval/serve"
 )
@@ -33,8 +36,16 @@ type commandRun struct {
 	s    *Scenario
 	opts *Options
 	srv  *serve.Server
-	// recorder, in record mode, writes the cassette once the run ends.
+	// recorder, in record mode, writes the cassette once the run ends
+	// (once the judges have graded it when they record into it too).
 	recorder *cassette.Recorder
+	// judges, when the scenario has a provider judge, is the recorder
+	// its calls go through: the agent's own in record mode, a replay of
+	// the judges' part of the cassette in replay mode, or, for a
+	// scripted agent, the scenario's cassette opened for the judges
+	// alone. Grading finishes it.
+	judges   *cassette.Recorder
+	mode     cassette.Mode
 	cassette string
 
 	// starts[k] is how many exchanges had arrived when turn k was
@@ -59,6 +70,11 @@ type commandResult struct {
 	// checks are the client's invariants, checked on the traffic.
 	checks   []grade.Result
 	cassette string
+	// judges is the recorder the scenario's provider judges call
+	// through, still open: grading finishes it; mode is the cassette
+	// mode in effect (replay-or-record resolved).
+	judges *cassette.Recorder
+	mode   cassette.Mode
 }
 
 // runCommand runs a "command" scenario: it starts a model server that
@@ -66,8 +82,13 @@ type commandResult struct {
 // starts the program pointed at it, feeds it the turns and rebuilds
 // what it did from the traffic. The error is the runner's: the program
 // could not start, or it ran out of time and was killed.
-func runCommand(ctx context.Context, s *Scenario, opts *Options) (commandResult, error) {
-	r := &commandRun{s: s, opts: opts, stderr: &tailBuffer{max: 16 << 10}}
+func runCommand(ctx context.Context, s *Scenario, opts *Options) (_ commandResult, runErr error) {
+	r := &commandRun{s: s, opts: opts, mode: opts.Mode, stderr: &tailBuffer{max: 16 << 10}}
+	defer func() {
+		if runErr != nil {
+			r.discard(runErr)
+		}
+	}()
 	src, err := r.source()
 	if err != nil {
 		return commandResult{cassette: r.cassette}, err
@@ -87,51 +108,88 @@ func runCommand(ctx context.Context, s *Scenario, opts *Options) (commandResult,
 	if cerr := l.Close(); cerr != nil && runErr == nil {
 		runErr = fmt.Errorf("model server: %w", cerr)
 	}
-	if r.recorder != nil {
-		if err := r.recorder.Finish(runErr); err != nil && runErr == nil {
-			runErr = err
-		}
-	}
 	if runErr != nil {
 		return commandResult{cassette: r.cassette}, runErr
 	}
+	if r.recorder != nil && r.recorder != r.judges {
+		if err := r.recorder.Finish(nil); err != nil {
+			r.recorder = nil
+			return commandResult{cassette: r.cassette}, err
+		}
+	}
 	obs := r.observe(srv.Exchanges(), agentErr)
-	return commandResult{obs: obs, checks: r.clientChecks(srv, obs), cassette: r.cassette}, nil
+	return commandResult{obs: obs, checks: r.clientChecks(srv, obs), cassette: r.cassette, judges: r.judges, mode: r.mode}, nil
+}
+
+// discard ends the recordings of a run that failed, writing nothing.
+func (r *commandRun) discard(runErr error) {
+	if r.recorder != nil {
+		r.recorder.Finish(runErr)
+	}
+	if r.judges != nil && r.judges != r.recorder {
+		r.judges.Finish(runErr)
+	}
 }
 
 // source is the model server's source: the scenario's script, or its
 // cassette replayed by order (recorded through the real provider in the
-// record modes).
+// record modes). A provider judge's calls go into the same cassette,
+// after the agent's, marked with the GraderHeader request header, so a
+// replay by order gives the agent only its own interactions and the
+// judges theirs (matched by body, as the engine's are).
 func (r *commandRun) source() (serve.Source, error) {
 	s, opts := r.s, r.opts
-	if s.Agent.Model == "" || s.Agent.Model == "scripted" {
-		script, err := parseScript(s.Script)
-		if err != nil {
+	scripted := s.Agent.Model == "" || s.Agent.Model == "scripted"
+	judge := providerJudge(s) != ""
+	var script llm.Script
+	if scripted {
+		var err error
+		if script, err = parseScript(s.Script); err != nil {
 			return nil, fmt.Errorf("script: %w", err)
 		}
-		return serve.NewScript(script), nil
-	}
-	path := filepath.Join(opts.CassetteDir, filepath.FromSlash(s.Rel)+".yaml")
-	r.cassette = filepath.ToSlash(path)
-	mode := opts.Mode
-	if mode == cassette.ModeReplayOrRecord {
-		mode = cassette.ModeRecord
-		if _, err := os.Stat(path); err == nil {
-			mode = cassette.ModeReplay
+		if !judge {
+			return serve.NewScript(script), nil
 		}
 	}
-	if mode == cassette.ModeReplay {
+	path := CassettePath(opts.CassetteDir, s)
+	r.cassette = filepath.ToSlash(path)
+	if r.mode == cassette.ModeReplayOrRecord {
+		r.mode = cassette.ModeRecord
+		if _, err := os.Stat(path); err == nil {
+			r.mode = cassette.ModeReplay
+		}
+	}
+	copts := cassette.Options{Mode: r.mode, Scenario: s.Name, Transport: unmarked{opts.Transport}, Overwrite: opts.Overwrite}
+	if scripted {
+		rec, err := cassette.Open(path, copts)
+		if errors.Is(err, cassette.ErrCassetteNotFound) {
+			err = fmt.Errorf("%w (the judge model %s replays from the scenario's cassette: record it once with --mode record)", err, providerJudge(s))
+		}
+		if err != nil {
+			return nil, err
+		}
+		r.judges = rec
+		return serve.NewScript(script), nil
+	}
+	if r.mode == cassette.ModeReplay {
 		c, _, err := cassette.Import(path)
 		if err != nil {
 			return nil, fmt.Errorf("%w (a command agent with model %s replays its cassette by order: record it once with --mode record)", err, s.Agent.Model)
 		}
-		return serve.NewReplayOrdered(c), nil
+		agent, judges := splitJudges(c)
+		if judge {
+			r.judges = cassette.Replay(judges, cassette.Options{Scenario: s.Name})
+		}
+		return serve.NewReplayOrdered(agent), nil
 	}
-	rec, err := cassette.Open(path, cassette.Options{Mode: mode, Scenario: s.Name, Transport: opts.Transport, Overwrite: opts.Overwrite})
+	rec, err := cassette.Open(path, copts)
 	if err != nil {
 		return nil, err
 	}
 	r.recorder = rec
+	if judge {
+		r.judges = rec
+	}
 	lookup := opts.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -139,6 +197,56 @@ func (r *commandRun) source() (serve.Source, error) {
 	openaiKey, _ := lookup("OPENAI_API_KEY")
 	anthropicKey, _ := lookup("ANTHROPIC_API_KEY")
 	return serve.NewRecorder(rec, serve.RecorderOptions{OpenAIKey: openaiKey, AnthropicKey: anthropicKey}), nil
+}
+
+// GraderHeader marks, in a command scenario's cassette, the requests a
+// provider judge made ("X-Agenteval-Grader: judge"), which the replay of
+// the agent's traffic by order leaves out. It is recorded, never sent:
+// the transport to the provider removes it.
+const GraderHeader = "X-Agenteval-Grader"
+
+// splitJudges parts a cassette into the agent's interactions and the
+// judges' (those whose request carries GraderHeader), each keeping its
+// line numbers for errors.
+func splitJudges(c *cassette.Cassette) (agent, judges *cassette.Cassette) {
+	agent, judges = &cassette.Cassette{Path: c.Path}, &cassette.Cassette{Path: c.Path}
+	for i, in := range c.Interactions {
+		part := agent
+		if in.Request.Headers.Get(GraderHeader) != "" {
+			part = judges
+		}
+		part.Interactions = append(part.Interactions, in)
+		if i < len(c.Lines) {
+			part.Lines = append(part.Lines, c.Lines[i])
+		}
+	}
+	return agent, judges
+}
+
+// markedJudge adds GraderHeader to a judge's requests.
+type markedJudge struct{ rt http.RoundTripper }
+
+func (m markedJudge) RoundTrip(req *http.Request) (*http.Response, error) {
+	out := req.Clone(req.Context())
+	out.Header.Set(GraderHeader, "judge")
+	return m.rt.RoundTrip(out)
+}
+
+// unmarked removes GraderHeader before a request leaves for the
+// provider; nil rt means http.DefaultTransport.
+type unmarked struct{ rt http.RoundTripper }
+
+func (u unmarked) RoundTrip(req *http.Request) (*http.Response, error) {
+	rt := u.rt
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	if req.Header.Get(GraderHeader) == "" {
+		return rt.RoundTrip(req)
+	}
+	out := req.Clone(req.Context())
+	out.Header.Del(GraderHeader)
+	return rt.RoundTrip(out)
 }
 
 // timeout is the scenario's bound on the whole run.

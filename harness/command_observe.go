@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/agenteval/agenteval/engine"
@@ -201,22 +202,24 @@ func (r *commandRun) clientChecks(srv *serve.Server, obs *grade.Observed) []grad
 		lines = append(lines, fmt.Sprintf("%s: %s", v.Kind, v.Message))
 	}
 	calls := violationResult(invClientToolCalls, lines)
-	var refused []string
-	if err := srv.Err(); err != nil {
-		refused = strings.Split(err.Error(), "\n")
-	}
-	return []grade.Result{calls, violationResult(invRequestsAccepted, refused)}
+	return []grade.Result{calls, violationResult(invRequestsAccepted, srv.Problems())}
 }
 
 // violationResult is an invariant's result from its violations: the
-// first in the message, all of them (up to a cap) in the diff.
+// first line of the first in the message, all of them (up to a cap) in
+// the diff when there are several or one runs over several lines.
 func violationResult(name string, lines []string) grade.Result {
 	res := grade.Result{Name: name, Passed: len(lines) == 0}
 	switch {
 	case len(lines) == 1:
-		res.Message = name + ": " + lines[0]
+		first, _, more := strings.Cut(lines[0], "\n")
+		res.Message = name + ": " + first
+		if more {
+			res.Diff = lines[0] + "\n"
+		}
 	case len(lines) > 1:
-		res.Message = fmt.Sprintf("%s: %s (and %d more)", name, lines[0], len(lines)-1)
+		first, _, _ := strings.Cut(lines[0], "\n")
+		res.Message = fmt.Sprintf("%s: %s (and %d more)", name, first, len(lines)-1)
 		if len(lines) > commandMaxViolations {
 			lines = append(lines[:commandMaxViolations:commandMaxViolations], fmt.Sprintf("... %d more", len(lines)-commandMaxViolations))
 		}
@@ -227,9 +230,10 @@ func violationResult(name string, lines []string) grade.Result {
 
 // runCommandScenario runs and checks a "command" scenario as
 // runScenario does an engine one: the report's trajectory, final text,
-// usage and exchanges from the rebuilt run, then the graders (a judge
-// must be scripted: no cassette stays open for one), the client's
-// invariants and the golden transcript.
+// usage and exchanges from the rebuilt run, then the graders, the
+// client's invariants and the golden transcript. A provider judge calls
+// through the scenario's cassette (see commandRun.source), which the
+// grading finishes.
 func runCommandScenario(ctx context.Context, s *Scenario, opts *Options, res report.Scenario) (report.Scenario, *grade.Observed) {
 	fail := func(err error, turn int) (report.Scenario, *grade.Observed) {
 		res.Status = report.StatusError
@@ -243,5 +247,11 @@ func runCommandScenario(ctx context.Context, s *Scenario, opts *Options, res rep
 	}
 	obs := cr.obs
 	text := observedResult(s, &res, obs)
-	return (&setup{}).gradeScenario(ctx, s, opts, res, obs, text, cr.checks, fail)
+	st := &setup{recorder: cr.judges, cassette: cr.cassette}
+	gopts := *opts
+	if cr.judges != nil {
+		st.judgeClient = &http.Client{Transport: markedJudge{cr.judges}}
+		gopts.Mode = cr.mode
+	}
+	return st.gradeScenario(ctx, s, &gopts, res, obs, text, cr.checks, fail)
 }

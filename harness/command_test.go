@@ -43,7 +43,8 @@ def say(v):
 // TestCommandAgents runs small Python programs as command agents, well
 // and badly behaved, and checks what the run reports.
 func TestCommandAgents(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	// A cleanup, not a defer: it runs after the parallel subtests end.
+	t.Cleanup(func() { goleak.VerifyNone(t) })
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed: the command agents of this test are Python programs")
 	}
@@ -99,6 +100,21 @@ for line in sys.stdin:
 			want:   []string{`invariant: requests accepted: request 1 (POST /v1/chat/completions, model m): messages.[1].role: tool result for unknown call id "nope"`},
 		},
 		{
+			name:   "malformed body",
+			reason: "a body that is not JSON gets the provider's 400 at once, and the failure names the request",
+			program: `import json, os, sys, urllib.request
+sys.stdin.readline()
+req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions", data=b"{not json", headers={"Authorization": "Bearer x"})
+try:
+    urllib.request.urlopen(req)
+except urllib.error.HTTPError as e:
+    print(json.dumps({"output": "refused: %d %s" % (e.code, json.load(e)["error"]["type"])}), flush=True)
+`,
+			extra:  "expect:\n  final: {equals: \"refused: 400 invalid_request_error\"}\n",
+			status: report.StatusFail,
+			want:   []string{`invariant: requests accepted: request 1 (POST /v1/chat/completions): the body is not a request: `},
+		},
+		{
 			name:    "hangs",
 			reason:  "a program that never answers is killed at its timeout and the scenario is an error",
 			program: "import sys, time\nsys.stdin.readline()\ntime.sleep(600)\n",
@@ -108,11 +124,11 @@ for line in sys.stdin:
 		},
 		{
 			name:    "never exits",
-			reason:  "a program that answers but does not exit when stdin closes is killed too",
+			reason:  "a program that answers but does not exit when stdin closes is killed too (the timeout leaves a loaded machine time to start python and answer)",
 			program: "import sys, time\nsys.stdin.readline()\nprint('{\"output\": \"hi\"}', flush=True)\ntime.sleep(600)\n",
-			timeout: "1500ms",
+			timeout: "6s",
 			status:  report.StatusError,
-			want:    []string{`timed out after 1.5s waiting for it to exit after its last turn`},
+			want:    []string{`timed out after 6s waiting for it to exit after its last turn`},
 		},
 		{
 			name:    "crashes",
@@ -131,6 +147,7 @@ for line in sys.stdin:
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			if err := os.WriteFile(filepath.Join(dir, "agent.py"), []byte(tc.program), 0o644); err != nil {
 				t.Fatal(err)

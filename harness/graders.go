@@ -54,17 +54,42 @@ func (st *setup) judgeModel(s *Scenario, opts *Options) func(int, *grade.Judge) 
 			if err != nil {
 				return nil, fmt.Errorf("expect.graders[%d].judge.script: %w", i, err)
 			}
-			return llm.NewScripted(fmt.Sprintf("judge%d", i), script), nil
+			return &meteredModel{inner: llm.NewScripted(fmt.Sprintf("judge%d", i), script), name: "scripted", shared: &st.judges, judge: true}, nil
 		}
 		if st.recorder == nil {
 			return nil, fmt.Errorf("expect.graders[%d].judge: no cassette is open for %s", i, j.Model)
 		}
 		lopts := st.llmOptions(s, opts)
 		lopts.BaseURL = j.BaseURL
+		if st.judgeClient != nil {
+			lopts.HTTPClient = st.judgeClient
+		}
 		m, err := llm.New(j.Model, lopts)
 		if err != nil {
 			return nil, fmt.Errorf("expect.graders[%d].judge.model: %w", i, err)
 		}
-		return m, nil
+		return &meteredModel{inner: m, name: modelID(j.Model), prices: opts.Prices, shared: &st.judges}, nil
 	}
+}
+
+// judgeUsage adds the judges' calls, tokens and cost to the usage of the
+// run they graded: a trial's cost (eval's --max-cost) includes what
+// grading it cost. A scripted judge's calls count, its tokens do not (it
+// stands in for nothing that is paid).
+func (st *setup) judgeUsage(u *report.Usage) {
+	j := &st.judges
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.calls == 0 {
+		return
+	}
+	u.ModelCalls += j.calls
+	u.JudgeModelCalls += j.calls
+	u.InputTokens += j.usage.InputTokens
+	u.OutputTokens += j.usage.OutputTokens
+	u.TotalTokens += j.usage.TotalTokens
+	if len(j.costs) > 0 {
+		u.CostUSD = sumSmallestFirst(append(j.costs, u.CostUSD))
+	}
+	u.CostKnown = u.CostKnown && !j.unknown
 }

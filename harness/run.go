@@ -382,6 +382,7 @@ func (st *setup) gradeScenario(ctx context.Context, s *Scenario, opts *Options, 
 		return fail(fmt.Errorf("%s: %w", s.File, err), -1)
 	}
 	results := env.Check(ctx, s.Expect, obs)
+	st.judgeUsage(&res.Usage)
 	var gradeErr error
 	for _, r := range results {
 		if r.Errored {

@@ -128,10 +128,17 @@ type Expectation struct {
 
 // Step is one superstep of the run.
 type Step struct {
-	// Turn is the 0-based turn; Step the superstep's number in the thread.
+	// Turn is the 0-based turn; Step the superstep's number in the thread
+	// (in the subgraph, for a step inside one).
 	Turn   int    `json:"turn"`
 	Thread string `json:"thread"`
 	Step   int    `json:"step"`
+	// Namespace is "" for a step of the agent's own graph and the
+	// subgraph task's checkpoint namespace ("researcher:<task id>") for a
+	// step inside a subgraph; Pending marks such a step whose parent task
+	// paused inside the subgraph and has not finished.
+	Namespace string `json:"namespace,omitempty"`
+	Pending   bool   `json:"pending,omitempty"`
 	// Nodes are the nodes that ran, sorted, repeated per task.
 	Nodes []string `json:"nodes"`
 	// Messages are the messages the step added or replaced, in state
@@ -178,9 +185,11 @@ type Exchange struct {
 // Usage is what a scenario used.
 type Usage struct {
 	// ModelCalls counts every model call, EmulatedModelCalls those made
-	// by tool emulators among them.
+	// by tool emulators among them and JudgeModelCalls those made by the
+	// judges of expect.graders; tokens and cost include the judges' too.
 	ModelCalls         int `json:"model_calls"`
 	EmulatedModelCalls int `json:"emulated_model_calls,omitempty"`
+	JudgeModelCalls    int `json:"judge_model_calls,omitempty"`
 	ToolCalls          int `json:"tool_calls"`
 	// ToolRuns counts the runs of tool functions: retries count again,
 	// calls answered by an emulator model count none.

@@ -1,6 +1,7 @@
 package serve_test
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -42,6 +43,8 @@ func TestExchangeAnswer(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// read to the end: a stream is logged as it is sent
+				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 				xs := srv.Exchanges()
 				m, err := xs[0].Answer()

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,7 +108,17 @@ func BenchmarkServeChatEngineClient(b *testing.B) {
 // BenchmarkServeChatRaw posts a fixed body with a bare HTTP client, so
 // the figure is serve's (and loopback HTTP's) alone; sequential for
 // p50, parallel for requests per second.
-func BenchmarkServeChatRaw(b *testing.B) {
+func BenchmarkServeChatRaw(b *testing.B) { benchRaw(b, benchBody) }
+
+// BenchmarkServeChatStreamRaw is BenchmarkServeChatRaw with the answer
+// streamed (stream_options.include_usage set): six events, each written
+// and flushed in its own HTTP chunk, read to the end.
+func BenchmarkServeChatStreamRaw(b *testing.B) { benchRaw(b, benchStreamBody) }
+
+// benchStreamBody is benchBody asking for a stream with usage.
+var benchStreamBody = strings.Replace(benchBody, `"model":"gpt-4.1-mini"`, `"model":"gpt-4.1-mini","stream":true,"stream_options":{"include_usage":true}`, 1)
+
+func benchRaw(b *testing.B, body string) {
 	srv, err := serve.New(serve.Options{Source: serve.NewScript(benchScript(b))})
 	if err != nil {
 		b.Fatal(err)
@@ -118,7 +129,7 @@ func BenchmarkServeChatRaw(b *testing.B) {
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
 	post := func() {
-		resp, err := client.Post(ts.URL+"/v1/chat/completions", "application/json", bytes.NewReader([]byte(benchBody)))
+		resp, err := client.Post(ts.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -148,6 +159,39 @@ func BenchmarkServeChatRaw(b *testing.B) {
 		})
 		b.ReportMetric(float64(b.N)/time.Since(t0).Seconds(), "req/s")
 	})
+}
+
+// BenchmarkServeChatStreamEngineClient is BenchmarkServeChatEngineClient
+// with the answer streamed: engine/llm's OpenAI client assembles the
+// events into the message, as an agent that streams does.
+func BenchmarkServeChatStreamEngineClient(b *testing.B) {
+	srv, err := serve.New(serve.Options{Source: serve.NewScript(benchScript(b))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	zero := 0
+	m, err := llm.New("openai:gpt-4.1-mini", llm.Options{APIKey: "sk-bench", BaseURL: ts.URL + "/v1", LookupEnv: noEnv, MaxRetries: &zero, Stream: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := engine.ModelRequest{Messages: benchMessages()}
+	ctx := context.Background()
+	lat := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		msg, err := m.Generate(ctx, req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(msg.ToolCalls) != 1 {
+			b.Fatalf("streamed answer %v, want one tool call", msg)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	reportP50(b, lat)
 }
 
 // BenchmarkServeHTTPInProcess is serve's own work per request — reading

@@ -19,9 +19,12 @@ type oaToolCall struct {
 	Function oaFunction `json:"function"`
 }
 
+// oaMessage is a streamed delta. Content is absent (nil), a text
+// (*string) or null ((*string)(nil)), as the first chunk of an answer
+// that only calls tools has it.
 type oaMessage struct {
 	Role      string       `json:"role,omitempty"`
-	Content   *string      `json:"content,omitempty"`
+	Content   any          `json:"content,omitempty"`
 	ToolCalls []oaToolCall `json:"tool_calls,omitempty"`
 }
 
@@ -61,11 +64,13 @@ type oaCompletion struct {
 }
 
 // answerChat writes t as a chat.completion, or as chat.completion.chunk
-// events when the request asked for a stream: the role, the text in two
-// pieces, each tool call (id, type and name with the first half of its
-// arguments, then the rest), the finish chunk, the usage-only chunk
-// (choices empty) when stream_options.include_usage asked for it, then
-// "data: [DONE]".
+// events when the request asked for a stream, in the order OpenAI sends
+// them: the role with content "" then the text in two pieces, or, for
+// an answer that only calls tools, the role with content null and the
+// first call; each tool call's index, id, type and name with arguments
+// "", then its arguments in two pieces; the finish chunk (delta {}); the
+// usage-only chunk (choices empty) when stream_options.include_usage
+// asked for it; then "data: [DONE]".
 func answerChat(w http.ResponseWriter, t Turn, model, id string, req *Request) {
 	finish := "stop"
 	if len(t.ToolCalls) > 0 {
@@ -91,18 +96,25 @@ func answerChat(w http.ResponseWriter, t Turn, model, id string, req *Request) {
 		return event{data: oaCompletion{ID: id, Object: "chat.completion.chunk", Model: model, Choices: []oaChoice{{Delta: delta, FinishReason: finish}}}}
 	}
 	empty := ""
-	evs := []event{chunk(&oaMessage{Role: "assistant", Content: &empty}, nil)}
-	for _, piece := range halves(t.Text) {
-		if piece != "" {
-			evs = append(evs, chunk(&oaMessage{Content: &piece}, nil))
+	var evs []event
+	if t.Text != "" || len(t.ToolCalls) == 0 {
+		evs = append(evs, chunk(&oaMessage{Role: "assistant", Content: &empty}, nil))
+		for _, piece := range halves(t.Text) {
+			if piece != "" {
+				evs = append(evs, chunk(&oaMessage{Content: &piece}, nil))
+			}
 		}
 	}
 	for i, c := range t.ToolCalls {
-		args := halves(c.Args)
-		first := oaToolCall{Index: &i, ID: c.ID, Type: "function", Function: oaFunction{Name: c.Name, Arguments: args[0]}}
-		evs = append(evs, chunk(&oaMessage{ToolCalls: []oaToolCall{first}}, nil))
-		for _, a := range args[1:] {
-			evs = append(evs, chunk(&oaMessage{ToolCalls: []oaToolCall{{Index: &i, Function: oaFunction{Arguments: a}}}}, nil))
+		head := &oaMessage{ToolCalls: []oaToolCall{{Index: &i, ID: c.ID, Type: "function", Function: oaFunction{Name: c.Name}}}}
+		if len(evs) == 0 {
+			head.Role, head.Content = "assistant", (*string)(nil)
+		}
+		evs = append(evs, chunk(head, nil))
+		for _, a := range halves(c.Args) {
+			if a != "" {
+				evs = append(evs, chunk(&oaMessage{ToolCalls: []oaToolCall{{Index: &i, Function: oaFunction{Arguments: a}}}}, nil))
+			}
 		}
 	}
 	evs = append(evs, chunk(&oaMessage{}, &finish))

@@ -30,12 +30,14 @@
 // the text (content null beside tool calls), parallel tool calls with
 // their arguments as given, finish_reason "tool_calls" or "stop", usage
 // with prompt_tokens_details.cached_tokens; a stream of
-// chat.completion.chunk events — the role, the text, each tool call's
-// id and name with its first arguments, then the rest, the finish chunk
-// — then a usage-only chunk (choices empty) when
+// chat.completion.chunk events in OpenAI's order — the role with content
+// "" and the text, or, for an answer that only calls tools, the role
+// with content null and the first call; each call's index, id, type and
+// name with arguments "", then its arguments; the finish chunk (delta
+// {}) — then a usage-only chunk (choices empty) when
 // stream_options.include_usage asks for it, then "data: [DONE]". Not
-// sent: system_fingerprint, service_tier, logprobs, refusal, and the
-// "usage": null every chunk carries when include_usage is set.
+// sent: system_fingerprint, service_tier, logprobs, refusal, obfuscation,
+// and the "usage": null every chunk carries when include_usage is set.
 //
 // Responses (the default API of the OpenAI Agents SDK and of the Vercel
 // AI SDK's OpenAI provider). Faithful: input as a string or items
@@ -51,21 +53,28 @@
 // then response.completed, each with its sequence_number. Not kept:
 // stored responses (previous_response_id does not restore a history,
 // the client's request is taken as it is), reasoning items, built-in
-// tools, the echo of the request's tools and options in the response.
+// tools, the echo of the request's tools and options in the response,
+// obfuscation.
 //
 // Messages. Faithful: system, user content as a string or blocks,
 // tool_use and tool_result blocks (is_error), the answer as a message
 // with a text block then tool_use blocks, stop_reason "tool_use" or
-// "end_turn", usage with cache_read_input_tokens; a stream of
-// message_start, ping, content_block_start/delta/stop per block
-// (text_delta, input_json_delta), message_delta with the stop reason and
-// output tokens, message_stop. Not sent: stop_sequence in message_delta,
-// thinking blocks, server tools, citations.
+// "end_turn", usage with cache_read_input_tokens; a stream in
+// Anthropic's order: message_start, then per block content_block_start,
+// content_block_delta (text_delta; input_json_delta "" and then the
+// input), content_block_stop, with ping after the first block's start,
+// then message_delta with the stop reason and output tokens, and
+// message_stop. Not sent: stop_sequence in message_delta, thinking
+// blocks, server tools, citations.
 //
-// Streams are written in one piece (the whole event stream in one write)
-// so an answer's headers do not depend on timing; the client still reads
-// the events one by one, each text and each arguments string in two
-// pieces, as real servers send them in many.
+// Streams go out as a provider sends them: each event is written whole
+// and flushed before the next, so it leaves in its own HTTP chunk
+// (Transfer-Encoding: chunked, no Content-Length) and a client can act on
+// it before the stream ends; each text and each arguments string comes
+// in two pieces, as real servers send them in many. The orders above
+// are those of the streams OpenAI and Anthropic recorded in the real
+// cassettes the tests replay; TestStreamsArriveEventByEvent reads them
+// off the connection chunk by chunk (testdata/stream-*.golden).
 //
 // # Sources
 //
@@ -92,22 +101,32 @@
 //
 // NewReplayOrdered replays a cassette by order: the n-th request of a
 // protocol gets the n-th recorded interaction of that protocol, whatever
-// its body, and the recorded status and body go out byte for byte (an
-// event stream with its events in their recorded order). It does not
-// match bodies as cassette.Recorder does, and its name says so, because
-// the client in front of it is not the one that recorded: a Go SDK
-// replaying what a Python SDK recorded sends other bytes for the same
-// question. The recorded headers go out without Content-Length,
+// its body, and the recorded status and body go out byte for byte; a
+// recorded event stream goes out in its recorded events, each in its own
+// flushed chunk: the event boundaries are the blank lines of the
+// recorded body, the unit every SSE client reads by (the cassette format
+// keeps no TCP segment boundaries, and no client may depend on them). It
+// does not match bodies as cassette.Recorder does, and its name says so,
+// because the client in front of it is not the one that recorded: a Go
+// SDK replaying what a Python SDK recorded sends other bytes for the
+// same question. The recorded headers go out without Content-Length,
 // Content-Encoding and Transfer-Encoding (the body was decoded on
 // import), with a Content-Type sniffed from the body where the recording
 // has none or names JSON for an event stream.
 //
 // NewRecorder forwards each request to the real provider (the path kept,
 // the keys replaced when RecorderOptions gives them) through a recording
-// cassette.Recorder, which scrubs credentials before anything is
-// written, and answers with what the recorder returns: the provider's
-// answer decoded and scrubbed, the same bytes a replay will send. It
-// does not stream: the answer goes out once the provider has finished.
+// cassette.Recorder, which scrubs credentials from what it stores, and
+// answers with the provider's answer. A JSON answer goes out once it has
+// arrived; a streamed one (Content-Type text/event-stream) is relayed
+// event by event as the provider sends it, each event flushed as soon as
+// it is whole, and stored whole when it ends, its events as they came,
+// so a replay sends the recorded stream. The forwarded request outlives
+// the client's — an SDK that hangs up once it has "data: [DONE]" does
+// not cut the recording of the stream's tail — and ends when the
+// Listener closes. A stream that breaks off is a problem of the
+// request, fails the recording, and reaches the client cut off too (no
+// last chunk), as the provider's did.
 //
 // # Checks and errors
 //
@@ -139,7 +158,8 @@
 //
 // # The exchange log and the client's invariants
 //
-// Exchanges returns every request with its answer, in arrival order:
+// Exchanges returns every request with its answer, in arrival order
+// (logged as it is sent, so what a client has received is in the log):
 // the request read into engine messages (the system prompt, human, AI
 // messages with their tool calls, one tool message per tool result with
 // its call id), the status, headers and body sent, the ids of the tool

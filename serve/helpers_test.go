@@ -1,6 +1,7 @@
 package serve_test
 
 import (
+	"flag"
 	"net/http/httptest"
 	"testing"
 
@@ -11,6 +12,13 @@ import (
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// updating reports whether goldie's -update flag is set; subtests that
+// write golden files do not run in parallel then.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 const testKey = "sk-test-serve-0123456789abcdefghijklmnop"
 

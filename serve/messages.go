@@ -67,10 +67,12 @@ func input(args string) json.RawMessage {
 }
 
 // answerMessages writes t as a message object, or as the Messages event
-// stream when the request asked for one: message_start, ping,
-// content_block_start/delta/stop per block (text_delta, input_json_delta,
-// each in two pieces), message_delta with the stop reason and output
-// tokens, message_stop.
+// stream when the request asked for one, in the order Anthropic sends
+// it: message_start; per block content_block_start, content_block_delta
+// (text_delta in two pieces; input_json_delta "" then the input in two
+// pieces), content_block_stop, with a ping after the first block's
+// start; message_delta with the stop reason and output tokens;
+// message_stop.
 func answerMessages(w http.ResponseWriter, t Turn, model, id string, req *Request) {
 	stop := "end_turn"
 	if len(t.ToolCalls) > 0 {
@@ -91,14 +93,15 @@ func answerMessages(w http.ResponseWriter, t Turn, model, id string, req *Reques
 	}
 	start := anMessage{ID: id, Type: "message", Role: "assistant", Model: model, Content: []anBlock{},
 		Usage: anUsage{InputTokens: usage.InputTokens, CacheReadInputTokens: usage.CacheReadInputTokens, OutputTokens: 1}}
-	evs := []event{
-		{"message_start", anEvent{Type: "message_start", Message: &start}},
-		{"ping", anEvent{Type: "ping"}},
-	}
+	ping := event{"ping", anEvent{Type: "ping"}}
+	evs := []event{{"message_start", anEvent{Type: "message_start", Message: &start}}}
 	index := 0
 	block := func(b anBlock, deltas []anDelta) {
 		i := index
 		evs = append(evs, event{"content_block_start", anEvent{Type: "content_block_start", Index: &i, ContentBlock: &b}})
+		if i == 0 {
+			evs = append(evs, ping)
+		}
 		for _, d := range deltas {
 			evs = append(evs, event{"content_block_delta", anEvent{Type: "content_block_delta", Index: &i, Delta: &d}})
 		}
@@ -114,7 +117,8 @@ func answerMessages(w http.ResponseWriter, t Turn, model, id string, req *Reques
 		block(anBlock{Type: "text", Text: &empty}, ds)
 	}
 	for _, c := range t.ToolCalls {
-		var ds []anDelta
+		none := ""
+		ds := []anDelta{{Type: "input_json_delta", PartialJSON: &none}}
 		args := c.Args
 		if args == "" {
 			args = "{}"
@@ -123,6 +127,9 @@ func answerMessages(w http.ResponseWriter, t Turn, model, id string, req *Reques
 			ds = append(ds, anDelta{Type: "input_json_delta", PartialJSON: &p})
 		}
 		block(anBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: json.RawMessage(`{}`)}, ds)
+	}
+	if index == 0 {
+		evs = append(evs, ping)
 	}
 	evs = append(evs,
 		event{"message_delta", anEvent{Type: "message_delta", Delta: &anDelta{StopReason: stop}, Usage: &anOutputUsage{OutputTokens: usage.OutputTokens}}},

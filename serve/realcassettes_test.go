@@ -15,16 +15,41 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	anoption "github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/google/go-cmp/cmp"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/agenteval/agenteval/cassette"
+	"github.com/agenteval/agenteval/engine/llm"
 	"github.com/agenteval/agenteval/serve"
 )
 
 // realCassettes is the folder of real recorded traffic the project keeps
 // beside the repository (see its MANIFEST.md).
-const realCassettes = "../../../shared/real-cassettes"
+const realCassettes = "../../shared/real-cassettes"
+
+// realCassetteFiles lists the real cassettes, or skips the test when the
+// folder is not beside the repository.
+func realCassetteFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(realCassettes, func(path string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, ".yaml") {
+			files = append(files, path)
+		}
+		return err
+	})
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skipf("no real cassettes at %s", realCassettes)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 16 {
+		t.Fatalf("found %d real cassettes, want the 16 MANIFEST.md lists", len(files))
+	}
+	return files
+}
 
 // tee keeps the raw bytes of every response body the client reads, so a
 // test can compare what reached the SDK with the recording.
@@ -59,23 +84,7 @@ func (t *tee) RoundTrip(r *http.Request) (*http.Response, error) {
 // error status, fail with that status). The Go client's requests differ
 // from the recorded ones, which is why the mode matches by order.
 func TestRealCassettesReplayOrdered(t *testing.T) {
-	var files []string
-	err := filepath.WalkDir(realCassettes, func(path string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(path, ".yaml") {
-			files = append(files, path)
-		}
-		return err
-	})
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("no real cassettes at %s", realCassettes)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) != 16 {
-		t.Fatalf("found %d real cassettes, want the 16 MANIFEST.md lists", len(files))
-	}
-	for _, file := range files {
+	for _, file := range realCassetteFiles(t) {
 		name, _ := filepath.Rel(realCassettes, file)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -165,6 +174,55 @@ func TestRealCassettesReplayOrdered(t *testing.T) {
 			if got := len(srv.Exchanges()); got != len(c.Interactions) {
 				t.Errorf("Exchanges() has %d, want %d", got, len(c.Interactions))
 			}
+		})
+	}
+}
+
+// TestRealCassettesReplayEventByEvent replays each real cassette again,
+// reading the answers off the connection chunk by chunk: a recorded
+// event stream must go out in its recorded events, one HTTP chunk each
+// (each flushed as a provider flushes it), every byte as recorded —
+// the padding after the JSON of Anthropic's events, OpenAI's obfuscation
+// fields, a stream without a final blank line — and a JSON answer must
+// go out whole, byte for byte.
+func TestRealCassettesReplayEventByEvent(t *testing.T) {
+	for _, file := range realCassetteFiles(t) {
+		name, _ := filepath.Rel(realCassettes, file)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, _, err := cassette.Import(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, ts := start(t, serve.Options{Source: serve.NewReplayOrdered(c)}, false)
+			streams := 0
+			for i, in := range c.Interactions {
+				u, _ := url.Parse(in.Request.URL)
+				body, header := `{"model":"m","messages":[{"role":"user","content":"replay"}]}`, http.Header(nil)
+				if serve.ProtocolOf(u.Path) == serve.Messages {
+					body, header = `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"replay"}]}`, http.Header{"Anthropic-Version": {"2023-06-01"}}
+				}
+				a := rawPost(t, ts.URL, u.Path, header, body)
+				if a.status != in.Response.Code {
+					t.Errorf("interaction %d: status %d, want the recorded %d", i, a.status, in.Response.Code)
+				}
+				if got := a.body(); !bytes.Equal(got, []byte(in.Response.Body)) {
+					t.Errorf("interaction %d: body differs from the recording:\n got %q\nwant %q", i, got, in.Response.Body)
+				}
+				if !llm.IsEventStream([]byte(in.Response.Body)) {
+					continue
+				}
+				streams++
+				want := recordedEvents(in.Response.Body)
+				var got []string
+				for _, c := range a.chunks {
+					got = append(got, string(c))
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("interaction %d: the stream's chunks are not its recorded events (-want +got):\n%s", i, diff)
+				}
+			}
+			t.Logf("%d interactions, %d streamed", len(c.Interactions), streams)
 		})
 	}
 }

@@ -32,8 +32,10 @@ type RecorderOptions struct {
 // Recorder is a Source that forwards every request to the real provider
 // through a recording cassette.Recorder, so the exchange is stored
 // scrubbed as every recording is, and answers with the response as the
-// recorder returns it: decoded (no Content-Encoding) and scrubbed, the
-// same bytes a later replay sends. The server does not check tool-result
+// recorder returns it: decoded (no Content-Encoding), the same bytes a
+// later replay sends. A streamed answer (Content-Type
+// text/event-stream) is relayed event by event as the provider sends
+// it, and recorded whole, its events as they came, when it ends. The server does not check tool-result
 // pairing for it: the provider's own answer to a bad request is what a
 // recording wants.
 type Recorder struct {
@@ -64,8 +66,10 @@ func (r *Recorder) Answer(ctx context.Context, req *Request) (Reply, error) {
 	if req.Protocol == Messages {
 		base, key = r.opts.AnthropicUpstream, r.opts.AnthropicKey
 	}
-	out, err := http.NewRequestWithContext(ctx, req.Method, strings.TrimSuffix(base, "/")+req.Path, bytes.NewReader(req.Body))
+	uctx, done := upstreamContext(ctx)
+	out, err := http.NewRequestWithContext(uctx, req.Method, strings.TrimSuffix(base, "/")+req.Path, bytes.NewReader(req.Body))
 	if err != nil {
+		done()
 		return Reply{}, fmt.Errorf("%s: forward: %w", req, err)
 	}
 	out.Header = req.rawHeader.Clone()
@@ -81,12 +85,48 @@ func (r *Recorder) Answer(ctx context.Context, req *Request) (Reply, error) {
 	}
 	resp, err := r.rec.Client().Do(out)
 	if err != nil {
+		done()
 		return Reply{}, fmt.Errorf("%s: forward to %s: %w", req, base, err)
 	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		// relayed event by event as the provider sends them; the
+		// recorder stores the stream when the server closes it
+		return Reply{Status: resp.StatusCode, Header: replayHeader(resp.Header, req, nil), Stream: closeThen{resp.Body, done}}, nil
+	}
+	defer done()
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return Reply{}, fmt.Errorf("%s: read the answer of %s: %w", req, base, err)
 	}
 	return Reply{Status: resp.StatusCode, Header: replayHeader(resp.Header, req, body), Body: body}, nil
+}
+
+// upstreamContext is the context of a request forwarded for a client's
+// request with context ctx: it outlives the client's, so that a client
+// that hangs up once it has the last event (an SDK stops reading at
+// "data: [DONE]") does not cut the recording of the stream's tail, and
+// it ends with the Listener serving the client, when there is one, so a
+// provider that never finishes cannot hold the server open. done
+// releases it.
+func upstreamContext(ctx context.Context) (_ context.Context, done func()) {
+	u, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	life, ok := ctx.Value(lifetimeKey{}).(context.Context)
+	if !ok {
+		return u, cancel
+	}
+	stop := context.AfterFunc(life, cancel)
+	return u, func() { stop(); cancel() }
+}
+
+// closeThen is a body that calls then once it is closed.
+type closeThen struct {
+	io.ReadCloser
+	then func()
+}
+
+func (c closeThen) Close() error {
+	err := c.ReadCloser.Close()
+	c.then()
+	return err
 }

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	vcr "github.com/dnaeon/go-vcr/v2/cassette"
-
 	"github.com/agenteval/agenteval/cassette"
 	"github.com/agenteval/agenteval/engine"
 	"github.com/agenteval/agenteval/engine/llm"
@@ -27,8 +25,9 @@ import (
 // the same question. The recorded status and body go out byte for byte,
 // an event stream with its events as recorded.
 type ReplayOrdered struct {
-	path   string
-	byProt map[Protocol][]*vcr.Interaction
+	c *cassette.Cassette
+	// byProt lists the indexes in c of each protocol's interactions.
+	byProt map[Protocol][]int
 
 	mu   sync.Mutex
 	next map[Protocol]int
@@ -36,20 +35,21 @@ type ReplayOrdered struct {
 
 // NewReplayOrdered returns a source replaying c by order.
 func NewReplayOrdered(c *cassette.Cassette) *ReplayOrdered {
-	r := &ReplayOrdered{path: c.Path, byProt: map[Protocol][]*vcr.Interaction{}, next: map[Protocol]int{}}
-	for _, in := range c.Interactions {
+	r := &ReplayOrdered{c: c, byProt: map[Protocol][]int{}, next: map[Protocol]int{}}
+	for i, in := range c.Interactions {
 		p := NoProtocol
 		if u, err := url.Parse(in.Request.URL); err == nil {
 			p = ProtocolOf(u.Path)
 		}
-		r.byProt[p] = append(r.byProt[p], in)
+		r.byProt[p] = append(r.byProt[p], i)
 	}
 	return r
 }
 
 // Answer sends the next recorded interaction of the request's protocol.
 // A request past the last one is answered 400, naming the request and
-// the cassette.
+// the cassette; the server's problem shows, besides, the recorded
+// request closest to it (cassette.NearestTo) and how they differ.
 func (r *ReplayOrdered) Answer(_ context.Context, req *Request) (Reply, error) {
 	r.mu.Lock()
 	list := r.byProt[req.Protocol]
@@ -57,13 +57,52 @@ func (r *ReplayOrdered) Answer(_ context.Context, req *Request) (Reply, error) {
 	if i < len(list) {
 		r.next[req.Protocol] = i + 1
 	}
+	var used []bool
+	if i >= len(list) {
+		used = r.usedLocked()
+	}
 	r.mu.Unlock()
 	if i >= len(list) {
-		return Reply{}, &APIError{Status: 400, Message: fmt.Sprintf("agenteval serve: replay-ordered: %s is %s request %d, but cassette %s records %d", req, req.Protocol, i+1, r.path, len(list))}
+		api := &APIError{Status: 400, Message: fmt.Sprintf("agenteval serve: replay-ordered: %s is %s request %d, but cassette %s records %d", req, req.Protocol, i+1, r.c.Path, len(list))}
+		miss := &replayMiss{api: api, summary: fmt.Sprintf("replay-ordered: it is %s request %d, but cassette %s records %d (the client made more requests than the recording)", req.Protocol, i+1, r.c.Path, len(list))}
+		if n := cassette.NearestTo(r.c, req.Method, req.Path, string(req.Body), used, cassette.Options{}); n != nil {
+			miss.closest = n.Describe(r.c.Path)
+		}
+		return Reply{}, miss
 	}
-	in := list[i]
+	in := r.c.Interactions[list[i]]
 	return Reply{Status: in.Response.Code, Header: replayHeader(in.Response.Headers, req, []byte(in.Response.Body)), Body: []byte(in.Response.Body)}, nil
 }
+
+// usedLocked marks the interactions the replay has answered with. The
+// caller holds r.mu.
+func (r *ReplayOrdered) usedLocked() []bool {
+	used := make([]bool, len(r.c.Interactions))
+	for p, list := range r.byProt {
+		for _, i := range list[:r.next[p]] {
+			used[i] = true
+		}
+	}
+	return used
+}
+
+// replayMiss is the answer to a request past the end of a replay by
+// order: the client gets api, in its protocol's error layout; the
+// server's problem says what ran out and shows the closest recorded
+// request.
+type replayMiss struct {
+	api              *APIError
+	summary, closest string
+}
+
+func (e *replayMiss) Error() string {
+	if e.closest == "" {
+		return e.summary
+	}
+	return e.summary + "\n" + e.closest
+}
+
+func (e *replayMiss) Unwrap() error { return e.api }
 
 // Remaining is how many recorded interactions no request has used.
 func (r *ReplayOrdered) Remaining() int {

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/agenteval/agenteval/cassette"
+	"github.com/agenteval/agenteval/engine/llm"
 )
 
 // Source answers the model requests a Server accepts: a script, a
@@ -29,10 +30,17 @@ type Reply struct {
 	// 1-based number, which default response ids carry.
 	Turn *Turn
 	N    int
-	// Status, Header and Body, when Turn is nil, are sent as they are.
+	// Status, Header and Body, when Turn is nil, are sent as they are;
+	// a body that is an event stream goes out event by event, each
+	// flushed, with its bytes as given.
 	Status int
 	Header http.Header
 	Body   []byte
+	// Stream, when Turn is nil and it is set, is the body instead of
+	// Body, sent as it is read: an event stream (by Header's
+	// Content-Type) event by event, each as soon as it is whole. The
+	// server closes it.
+	Stream io.ReadCloser
 }
 
 // Options configures a Server. Source is required; the zero value of
@@ -107,12 +115,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req := &Request{Protocol: p, Method: r.Method, Path: r.URL.Path, Header: cassette.ScrubHeaders(r.Header), Body: body, rawHeader: r.Header}
 	x := s.arrive(req)
-	tw := &teeWriter{ResponseWriter: w, status: http.StatusOK}
+	tw := &teeWriter{ResponseWriter: w, s: s, x: x}
 	s.answer(r.Context(), tw, req, x)
 	s.mu.Lock()
 	req.rawHeader = nil
-	x.Status, x.Header, x.Response = tw.status, tw.Header().Clone(), tw.body.Bytes()
+	broken := x.broken
 	s.mu.Unlock()
+	if broken {
+		// end the connection without the chunked body's last chunk, so
+		// the client sees the stream break off as the provider's did
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // arrive numbers the request and opens its exchange.
@@ -167,14 +180,7 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req *Request
 		return
 	}
 	if reply.Turn == nil {
-		s.remember(x, callsOf(req.Protocol, req.Path, reply.Body))
-		h := w.Header()
-		for k, v := range reply.Header {
-			h[k] = slices.Clone(v)
-		}
-		noDate(w)
-		w.WriteHeader(reply.Status)
-		w.Write(reply.Body)
+		s.sendAsIs(w, req, x, reply)
 		return
 	}
 	t := *reply.Turn
@@ -187,10 +193,21 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req *Request
 		model = t.Model
 	}
 	id := t.ID
+	// the calls are logged before the answer goes out: a client that has
+	// it may send their results at once
 	var ids []string
 	for _, c := range t.ToolCalls {
 		ids = append(ids, c.ID)
 	}
+	if req.Protocol == OpenAIResponses {
+		ids = ids[:0]
+		for _, it := range responseItems(t, reply.N) {
+			if it.Type == "function_call" {
+				ids = append(ids, it.CallID)
+			}
+		}
+	}
+	s.remember(x, ids)
 	switch req.Protocol {
 	case OpenAIChat:
 		if id == "" {
@@ -201,12 +218,6 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req *Request
 		if id == "" {
 			id = fmt.Sprintf("resp_%d", reply.N)
 		}
-		ids = ids[:0]
-		for _, it := range responseItems(t, reply.N) {
-			if it.Type == "function_call" {
-				ids = append(ids, it.CallID)
-			}
-		}
 		answerResponses(w, t, model, id, reply.N, req)
 	case Messages:
 		if id == "" {
@@ -214,7 +225,42 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req *Request
 		}
 		answerMessages(w, t, model, id, req)
 	}
-	s.remember(x, ids)
+}
+
+// sendAsIs sends a reply that is a response already made (a replayed
+// or forwarded one): event streams event by event, each flushed, as a
+// provider sends them. A forwarded stream that breaks off is a problem
+// of the request; the client gets what came, then the connection is cut
+// (ServeHTTP aborts it), as the provider's was.
+func (s *Server) sendAsIs(w http.ResponseWriter, req *Request, x *Exchange, reply Reply) {
+	h := w.Header()
+	for k, v := range reply.Header {
+		h[k] = slices.Clone(v)
+	}
+	noDate(w)
+	w.WriteHeader(reply.Status)
+	if reply.Stream == nil {
+		// a whole body: its calls are logged before it goes out
+		s.remember(x, callsOf(req.Protocol, req.Path, reply.Body))
+		if llm.IsEventStream(reply.Body) {
+			relay(w, bytes.NewReader(reply.Body), true)
+		} else {
+			w.Write(reply.Body)
+		}
+		return
+	}
+	defer reply.Stream.Close()
+	var sent bytes.Buffer
+	err := relay(w, io.TeeReader(reply.Stream, &sent), strings.HasPrefix(h.Get("Content-Type"), "text/event-stream"))
+	var gone *clientGone
+	if err != nil && !errors.As(err, &gone) {
+		msg := fmt.Sprintf("%s: the answer broke off: %v", req, err)
+		s.mu.Lock()
+		x.Problem, x.broken = msg, true
+		s.problems = append(s.problems, msg)
+		s.mu.Unlock()
+	}
+	s.remember(x, callsOf(req.Protocol, req.Path, sent.Bytes()))
 }
 
 // remember keeps the tool call ids of an answer.
@@ -248,7 +294,9 @@ func authorized(p Protocol, h http.Header, key string) bool {
 }
 
 // Exchanges returns a copy of every exchange so far, in the order the
-// requests arrived. An exchange still being answered has Status 0.
+// requests arrived. An exchange still being answered holds what has been
+// sent so far (Status 0 before its headers went out); what a client has
+// received is always in it.
 func (s *Server) Exchanges() []Exchange {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -256,6 +304,7 @@ func (s *Server) Exchanges() []Exchange {
 	for i, x := range s.exchanges {
 		out[i] = *x
 		out[i].Calls = slices.Clone(x.Calls)
+		out[i].Response = slices.Clip(x.Response)
 	}
 	return out
 }
@@ -274,6 +323,15 @@ func (s *Server) Err() error {
 	return errors.New(strings.Join(s.problems, "\n"))
 }
 
+// Problems returns what Err reports, one entry per refused request, in
+// the order they were refused; an entry may run over several lines (a
+// replay that ran out shows the closest recorded request).
+func (s *Server) Problems() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.problems)
+}
+
 // Exchange is one request and the answer the server gave.
 type Exchange struct {
 	// N is the request's 1-based number, in arrival order.
@@ -287,25 +345,41 @@ type Exchange struct {
 	Response []byte
 	// Calls are the ids of the tool calls the answer made, in order.
 	Calls []string
-	// Problem says why the server refused the request; "" when the
-	// source answered it.
+	// Problem says why the server refused the request, or that a
+	// forwarded answer broke off; "" when the source answered it.
 	Problem string
+
+	// broken: the forwarded answer broke off, so the connection is cut.
+	broken bool
 }
 
-// teeWriter keeps a copy of what is written.
+// teeWriter keeps what is sent in the exchange's log as it is sent —
+// the status and headers before they go out, each piece of the body
+// before the client can have it — so that a client that has read an
+// answer finds it in the log whole, even while the handler is still
+// returning.
 type teeWriter struct {
 	http.ResponseWriter
-	status int
-	body   bytes.Buffer
+	s *Server
+	x *Exchange
 }
 
 func (t *teeWriter) WriteHeader(code int) {
-	t.status = code
+	t.s.mu.Lock()
+	if t.x.Status == 0 {
+		t.x.Status, t.x.Header = code, t.Header().Clone()
+	}
+	t.s.mu.Unlock()
 	t.ResponseWriter.WriteHeader(code)
 }
 
 func (t *teeWriter) Write(b []byte) (int, error) {
-	t.body.Write(b)
+	t.s.mu.Lock()
+	if t.x.Status == 0 {
+		t.x.Status, t.x.Header = http.StatusOK, t.Header().Clone()
+	}
+	t.x.Response = append(t.x.Response, b...)
+	t.s.mu.Unlock()
 	return t.ResponseWriter.Write(b)
 }
 
@@ -345,16 +419,33 @@ func Listen(ctx context.Context, addr string, h http.Handler) (*Listener, error)
 	if err != nil {
 		return nil, fmt.Errorf("serve: listen on %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }}
-	ln := &Listener{URL: "http://" + l.Addr().String(), srv: srv, done: make(chan struct{})}
+	ln := &Listener{URL: "http://" + l.Addr().String(), done: make(chan struct{})}
+	ln.idle = sync.NewCond(&ln.mu)
+	life, endLife := context.WithCancel(ctx)
+	ln.endLife = endLife
+	// every handler is counted, so Close can wait for the last answer
+	// (and the recording of a relayed stream) to be finished
+	counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ln.mu.Lock()
+		ln.active++
+		ln.mu.Unlock()
+		defer func() {
+			ln.mu.Lock()
+			ln.active--
+			ln.idle.Broadcast()
+			ln.mu.Unlock()
+		}()
+		h.ServeHTTP(w, r)
+	})
+	base := context.WithValue(ctx, lifetimeKey{}, life)
+	ln.srv = &http.Server{Handler: counted, BaseContext: func(net.Listener) context.Context { return base }}
 	go func() {
 		defer close(ln.done)
-		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := ln.srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			ln.err = err
 		}
 	}()
-	stop := context.AfterFunc(ctx, func() { srv.Close() })
-	ln.stop = stop
+	ln.stop = context.AfterFunc(ctx, func() { ln.srv.Close() })
 	return ln, nil
 }
 
@@ -366,13 +457,40 @@ type Listener struct {
 	done chan struct{}
 	stop func() bool
 	err  error
+	// endLife ends the requests a Recorder still has with providers.
+	endLife context.CancelFunc
+
+	mu     sync.Mutex
+	active int // handlers running
+	idle   *sync.Cond
 }
 
-// Close stops the server, closing open connections, and waits for it.
+// waitHandlers blocks until no handler is running.
+func (l *Listener) waitHandlers() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.active > 0 {
+		l.idle.Wait()
+	}
+}
+
+// lifetimeKey holds, in a request's context, the context of the
+// Listener serving it, which ends when the listener closes: the
+// requests a Recorder forwards outlive their client's (see
+// upstreamContext) but not the server.
+type lifetimeKey struct{}
+
+// Close stops the server, closing open connections (which cancels the
+// requests still being answered, and the providers' answers a Recorder
+// is still reading), and waits for it and for every handler to return,
+// so the exchange log is complete and a relayed stream recorded once
+// Close returns.
 func (l *Listener) Close() error {
 	l.stop()
 	err := l.srv.Close()
 	<-l.done
+	l.endLife()
+	l.waitHandlers()
 	if l.err != nil {
 		return l.err
 	}
@@ -383,5 +501,7 @@ func (l *Listener) Close() error {
 // called) and returns why it failed, or nil.
 func (l *Listener) Wait() error {
 	<-l.done
+	l.endLife()
+	l.waitHandlers()
 	return l.err
 }

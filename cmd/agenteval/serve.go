@@ -35,6 +35,11 @@ language answers from the scenario instead of a real provider.
   --mode record   forwards to the real provider (OPENAI_API_KEY, ANTHROPIC_API_KEY)
                   and records the scenario's cassette, credentials scrubbed
 
+Streamed answers go out event by event, each flushed as a provider sends it:
+scripted ones in the real services' event order, replayed ones in the events
+of the recording, and in record mode the provider's stream is relayed as it
+comes and recorded whole, so a replay is the recorded stream.
+
 It prints the base URLs on stdout and serves until interrupted (SIGINT or
 SIGTERM); then it reports on stderr the requests it refused and how the client
 answered tool calls, and exits 1 if either went wrong.

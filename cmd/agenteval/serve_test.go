@@ -106,3 +106,29 @@ func TestServeCommandUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestServeRecipeInReadme keeps the three-line recipe for pointing an
+// existing agent at agenteval the same in `agenteval serve --help` and
+// in the README, where a user looks first.
+func TestServeRecipeInReadme(t *testing.T) {
+	_, help, _ := runCLI("serve", "--help")
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recipe []string
+	for _, line := range strings.Split(help, "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "agenteval serve --scenario scenarios/weather.yaml --addr 127.0.0.1:8089 &") ||
+			strings.HasPrefix(l, "export OPENAI_BASE_URL=") || strings.HasPrefix(l, "node agent.mjs") {
+			recipe = append(recipe, l)
+		}
+	}
+	if len(recipe) != 3 {
+		t.Fatalf("serve --help has %d lines of the recipe, want 3:\n%s", len(recipe), help)
+	}
+	block := "```sh\n" + strings.Join(recipe, "\n") + "\n```"
+	if !strings.Contains(string(readme), block) {
+		t.Errorf("README.md lacks the recipe of serve --help:\n%s", block)
+	}
+}
