@@ -1376,6 +1376,9 @@ func (t *task) emitAll(ws []write) {
 }
 
 func (t *task) emitLocked(w write) {
+	if !w.owned && t.scratch != nil {
+		w.owned = t.scratch.owns(w.value)
+	}
 	t.raw = append(t.raw, w)
 	nw, err := t.run.normalizeOne(w, t)
 	if err != nil {

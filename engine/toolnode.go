@@ -258,10 +258,23 @@ const (
 // Node returns the ToolNode as a graph node.
 func (n *ToolNode) Node() NodeFunc {
 	return func(ctx context.Context, state State) (any, error) {
+		var out any
+		var err error
 		if arg, ok := state[SendArgKey]; ok {
-			return n.Invoke(ctx, arg)
+			out, err = n.Invoke(ctx, arg)
+		} else {
+			out, err = n.Invoke(ctx, state)
 		}
-		return n.Invoke(ctx, state)
+		if s, ok := out.(State); ok && err == nil {
+			// the tool messages are a list the node made: the task may
+			// give them their IDs in place (see scratchpad.ownList)
+			if msgs, ok := s[n.opts.MessagesKey].([]Message); ok {
+				if sp := scratchpadFrom(ctx); sp != nil {
+					sp.ownList(msgs)
+				}
+			}
+		}
+		return out, err
 	}
 }
 
