@@ -93,7 +93,7 @@ func runCommand(ctx context.Context, s *Scenario, opts *Options) (_ commandResul
 	if err != nil {
 		return commandResult{cassette: r.cassette}, err
 	}
-	srv, err := serve.New(serve.Options{Source: src})
+	srv, err := serve.New(serve.Options{Source: src, Models: servedModels(s)})
 	if err != nil {
 		return commandResult{cassette: r.cassette}, err
 	}
@@ -119,6 +119,18 @@ func runCommand(ctx context.Context, s *Scenario, opts *Options) (_ commandResul
 	}
 	obs := r.observe(srv.Exchanges(), agentErr)
 	return commandResult{obs: obs, checks: r.clientChecks(srv, obs), cassette: r.cassette, judges: r.judges, mode: r.mode}, nil
+}
+
+// servedModels are the model names a command scenario's program may ask
+// for: its provider model's name, or any (nil) for a scripted model,
+// which stands in for whatever the program names. A request for another
+// model gets the provider's "model not found" answer and fails the
+// "requests accepted" invariant.
+func servedModels(s *Scenario) []string {
+	if m := s.Agent.Model; m != "" && m != "scripted" {
+		return []string{modelID(m)}
+	}
+	return nil
 }
 
 // discard ends the recordings of a run that failed, writing nothing.

@@ -224,7 +224,9 @@
 // The server answers from script, in order (model "scripted", the
 // default), or, for a provider model ("openai:gpt-4.1-mini"), replays the
 // scenario's cassette by order (serve.NewReplayOrdered); record modes
-// forward to the provider and record it. The program gets the process's
+// forward to the provider and record it. With a provider model the server
+// serves that model only: a request naming another gets the provider's
+// "model not found" answer and fails the "requests accepted" invariant. The program gets the process's
 // environment without any OPENAI_* or ANTHROPIC_* variable, then
 // OPENAI_BASE_URL (the server's URL with /v1), ANTHROPIC_BASE_URL (without),
 // OPENAI_API_KEY and ANTHROPIC_API_KEY (a dummy key, DummyAPIKey) and
