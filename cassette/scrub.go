@@ -353,7 +353,7 @@ func (s *scrubber) body(field, body string) string {
 // encoding/json bounds it: the decoder and every walk over the value are
 // recursive, and a body nested a million levels deep would exhaust the
 // stack. A deeper body is read as text.
-const maxJSONDepth = 10000
+const maxJSONDepth = value.MaxJSONDepth
 
 // decodeJSONBody decodes a body that looks like a JSON object or array
 // and is not nested too deeply; nil otherwise.
