@@ -49,9 +49,9 @@ func TestHostileInputStaysWithinBudget(t *testing.T) {
 				base64String(bomb) + "\n    headers:\n      Content-Encoding:\n      - gzip\n    status:\n      code: 200\n      message: OK\nversion: 1\n"),
 			"response.body: Content-Encoding gzip: gzip decoding gives more than 64 MiB"},
 		{"a gzip-compressed cassette file that is itself the bomb", "import", bomb,
-			"gzip decoding gives more than 256 MiB, the limit (raise Limits.MaxFileBytes to read it)"},
+			"gzip decoding gives more than 256 MiB, the limit (raise it to read the file: --limit cassette_file_bytes=N, Limits.MaxFileBytes)"},
 		{"a pydantic-ai cassette whose parsed_body is a YAML alias bomb", "import", aliasBomb(),
-			"request.parsed_body: expands to more than the limit"},
+			"request.parsed_body: expands to more than 64 MiB, the limit"},
 	}
 	exe, err := os.Executable()
 	if err != nil {

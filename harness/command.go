@@ -121,13 +121,13 @@ func (r *commandRun) source() (serve.Source, error) {
 		}
 	}
 	if mode == cassette.ModeReplay {
-		c, _, err := cassette.Import(path)
+		c, _, err := opts.CassetteLimits.Import(path)
 		if err != nil {
 			return nil, fmt.Errorf("%w (a command agent with model %s replays its cassette by order: record it once with --mode record)", err, s.Agent.Model)
 		}
 		return serve.NewReplayOrdered(c), nil
 	}
-	rec, err := cassette.Open(path, cassette.Options{Mode: mode, Scenario: s.Name, Transport: opts.Transport, Overwrite: opts.Overwrite})
+	rec, err := cassette.Open(path, cassette.Options{Mode: mode, Scenario: s.Name, Transport: opts.Transport, Overwrite: opts.Overwrite, Limits: opts.CassetteLimits})
 	if err != nil {
 		return nil, err
 	}

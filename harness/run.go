@@ -36,6 +36,11 @@ type Options struct {
 	// Mode is the cassette mode: replay (the default) never opens a
 	// network connection.
 	Mode cassette.Mode
+	// CassetteLimits bound the cassettes the run reads and the bodies a
+	// recording decodes; the zero value is cassette's defaults. The
+	// command line sets them with --limit cassette_file_bytes=N and
+	// cassette_body_bytes=N (Limits.Cassette).
+	CassetteLimits cassette.Limits
 	// Overwrite lets record mode replace existing cassettes; without it
 	// a scenario whose cassette exists fails instead of losing it.
 	Overwrite bool

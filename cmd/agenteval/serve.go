@@ -21,6 +21,7 @@ import (
 
 func newServeCmd() *cobra.Command {
 	var scenario, mode, addr, cassettePath string
+	var limitArgs []string
 	cmd := &cobra.Command{
 		Use:   "serve --scenario FILE [flags]",
 		Short: "Serve a scenario's model answers over the OpenAI and Anthropic wire protocols",
@@ -57,7 +58,11 @@ agent.mjs]}; the turn protocol is in the harness package doc.`,
 			if scenario == "" {
 				return &usageError{err: errors.New("serve: --scenario is required\nrun 'agenteval serve --help' for usage")}
 			}
-			s, err := harness.Load(scenario)
+			limits, err := parseLimits("serve", limitArgs, false)
+			if err != nil {
+				return err
+			}
+			s, err := limits.Load(scenario)
 			if err != nil {
 				return &usageError{err: err}
 			}
@@ -70,7 +75,7 @@ agent.mjs]}; the turn protocol is in the harness package doc.`,
 			if cassettePath == "" {
 				cassettePath = defaultCassette(scenario)
 			}
-			src, stop, err := serveSource(s, mode, cassettePath)
+			src, stop, err := serveSource(s, mode, cassettePath, limits.Cassette())
 			if err != nil {
 				return &usageError{err: err}
 			}
@@ -107,6 +112,7 @@ agent.mjs]}; the turn protocol is in the harness package doc.`,
 	cmd.Flags().StringVar(&mode, "mode", "", "script, replay or record (default: script when the scenario has one, else replay)")
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "the address to listen on (port 0: a free one)")
 	cmd.Flags().StringVar(&cassettePath, "cassette", "", "the cassette for replay and record (default: the scenario's path with scenarios/ replaced by cassettes/)")
+	addLimitFlag(cmd, &limitArgs, limitUsage)
 	return cmd
 }
 
@@ -121,8 +127,9 @@ func defaultCassette(scenario string) string {
 }
 
 // serveSource builds the answer source for a mode; stop ends it (writing
-// the cassette in record mode).
-func serveSource(s *harness.Scenario, mode, cassettePath string) (serve.Source, func() error, error) {
+// the cassette in record mode). limits bound the cassette it reads and
+// the bodies it records.
+func serveSource(s *harness.Scenario, mode, cassettePath string, limits cassette.Limits) (serve.Source, func() error, error) {
 	none := func() error { return nil }
 	switch mode {
 	case "script":
@@ -139,13 +146,13 @@ func serveSource(s *harness.Scenario, mode, cassettePath string) (serve.Source, 
 		}
 		return serve.NewScript(script), none, nil
 	case "replay":
-		c, _, err := cassette.Import(cassettePath)
+		c, _, err := limits.Import(cassettePath)
 		if err != nil {
 			return nil, nil, fmt.Errorf("serve: %w", err)
 		}
 		return serve.NewReplayOrdered(c), none, nil
 	case "record":
-		rec, err := cassette.Open(cassettePath, cassette.Options{Mode: cassette.ModeRecord, Scenario: s.File})
+		rec, err := cassette.Open(cassettePath, cassette.Options{Mode: cassette.ModeRecord, Scenario: s.File, Limits: limits})
 		if err != nil {
 			return nil, nil, fmt.Errorf("serve: %w", err)
 		}
