@@ -120,7 +120,9 @@ func csvRows(data []byte) ([]map[string]string, error) {
 func jsonlRows(data []byte) ([]map[string]string, error) {
 	var rows []map[string]string
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
+	// the file is in memory already: a line may be as long as the file
+	// (a 1 MiB cap refused long documents as "token too long")
+	sc.Buffer(nil, len(data)+1)
 	line := 0
 	for sc.Scan() {
 		line++

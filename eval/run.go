@@ -104,6 +104,7 @@ func Run(ctx context.Context, p *Plan, opts Options) *Report {
 	hopts := harness.Options{
 		CassetteDir: opts.CassetteDir, Mode: opts.Mode, Overwrite: opts.Overwrite, Transport: opts.Transport,
 		LookupEnv: opts.LookupEnv, Tools: opts.Tools, Prices: opts.Prices, Parallel: 1, Now: opts.Now,
+		CassetteLimits: f.Limits.Cassette(),
 	}
 	if hopts.CassetteDir == "" {
 		hopts.CassetteDir = filepathJoin(f.Dir(), cmpOr(f.Cassettes, "cassettes"))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,24 +21,13 @@ var evalWriters = map[string]func(io.Writer, *eval.Report) error{
 	"markdown": eval.WriteMarkdown,
 }
 
-// evalFiles are the files `eval --report-dir` writes, by format.
-var evalFiles = []struct {
-	name  string
-	write func(io.Writer, *eval.Report) error
-}{
-	{"eval.json", eval.WriteJSON},
-	{"eval-junit.xml", eval.WriteJUnit},
-	{"eval.md", eval.WriteMarkdown},
-	{"eval.html", eval.WriteHTML},
-}
-
 func newEvalCmd() *cobra.Command {
 	var (
 		cassettes, mode, shard, format, reportDir, baseline string
 		parallel, trials, maxTrials                         int
 		maxCost, failUnder                                  float64
 		overwrite, shardFromEnv                             bool
-		thresholds                                          []string
+		thresholds, limitArgs                               []string
 	)
 	cmd := &cobra.Command{
 		Use:   "eval [flags] EVAL.yaml",
@@ -106,7 +94,11 @@ on a usage or eval file error.`,
 					return &usageError{err: fmt.Errorf("eval: --baseline: %w", err)}
 				}
 			}
-			f, err := eval.Load(args[0])
+			limits, err := parseLimits("eval", limitArgs, false)
+			if err != nil {
+				return err
+			}
+			f, err := eval.LoadWithin(args[0], limits)
 			if err != nil {
 				return &usageError{err: err}
 			}
@@ -179,6 +171,7 @@ on a usage or eval file error.`,
 	fl.StringVar(&reportDir, "report-dir", "", "also write eval.json, eval-junit.xml, eval.md and eval.html here")
 	fl.StringVar(&baseline, "baseline", "", "compare with this eval JSON report")
 	fl.StringArrayVar(&thresholds, "threshold", nil, "with --baseline: a threshold such as 'pass_rate:delta>=-0.05' (repeatable)")
+	addLimitFlag(cmd, &limitArgs, limitUsage)
 	return cmd
 }
 
@@ -195,24 +188,8 @@ func readEvalReport(path string) (*eval.Report, error) {
 	return r, nil
 }
 
-func writeEvalReports(dir string, rep *eval.Report) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("report dir: %w", err)
-	}
-	for _, f := range evalFiles {
-		path := filepath.Join(dir, f.name)
-		file, err := os.Create(path)
-		if err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
-		werr := f.write(file, rep)
-		cerr := file.Close()
-		if err := errors.Join(werr, cerr); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	return nil
-}
+// writeEvalReports writes rep's files into dir as one set (eval.WriteDir).
+func writeEvalReports(dir string, rep *eval.Report) error { return eval.WriteDir(dir, rep) }
 
 // isEvalReport tells an eval report from a run report by its schema line.
 func isEvalReport(data []byte) bool {
