@@ -67,7 +67,7 @@ type commandResult struct {
 // what it did from the traffic. The error is the runner's: the program
 // could not start, or it ran out of time and was killed.
 func runCommand(ctx context.Context, s *Scenario, opts *Options) (commandResult, error) {
-	r := &commandRun{s: s, opts: opts, stderr: &tailBuffer{max: 16 << 10}}
+	r := &commandRun{s: s, opts: opts, stderr: &tailBuffer{max: commandTailBytes}}
 	src, err := r.source()
 	if err != nil {
 		return commandResult{cassette: r.cassette}, err
@@ -219,7 +219,7 @@ func (r *commandRun) run(ctx context.Context, base string) (runErr, agentErr err
 	}
 	answers := make(chan turnAnswer)
 	var log tailBuffer
-	log.max = 16 << 10
+	log.max = commandTailBytes
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -352,6 +352,11 @@ func (r *commandRun) stderrNote() string {
 	}
 	return "; its stderr ends:\n" + t
 }
+
+// commandTailBytes is how much of a command agent's stderr, and of the
+// lines of its stdout that are not answers, is kept for its errors: the
+// last 16 KiB.
+const commandTailBytes = 16 << 10
 
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -75,6 +76,10 @@ type Limits struct {
 
 // limitNames are the names Set takes, in the order help lists them.
 var limitNames = []string{"file_bytes", "depth", "values", "value_bytes", "recursion_limit", "cassette_file_bytes", "cassette_body_bytes"}
+
+// LimitNames returns the names Set takes (and --limit), in the order help
+// lists them.
+func LimitNames() []string { return slices.Clone(limitNames) }
 
 // Resolved returns l as loading applies it: each zero field set to its
 // default and each negative one (no limit) to the largest value it can

@@ -6,12 +6,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	vcr "github.com/dnaeon/go-vcr/v2/cassette"
 
 	"github.com/agenteval/agenteval/cassette"
+	"github.com/agenteval/agenteval/harness"
 )
 
 // gzipCassette writes a one-interaction cassette whose response body is
@@ -84,4 +86,46 @@ func TestLimitFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLimitFlagHelp keeps the help of --limit in step with the limits:
+// every name Set takes is listed with its default, the cassette commands
+// list the cassette limits, and nothing else.
+func TestLimitFlagHelp(t *testing.T) {
+	t.Parallel()
+	d := harness.Limits{}.Resolved()
+	defaults := map[string]string{
+		"file_bytes": helpSize(d.FileBytes), "depth": strconv.Itoa(d.Depth), "values": strconv.Itoa(d.Values),
+		"value_bytes": helpSize(d.ValueBytes), "recursion_limit": strconv.Itoa(d.RecursionLimit),
+		"cassette_file_bytes": helpSize(d.CassetteFileBytes), "cassette_body_bytes": helpSize(d.CassetteBodyBytes),
+	}
+	for _, n := range harness.LimitNames() {
+		def, ok := defaults[n]
+		if !ok {
+			t.Errorf("limit %s has no default in this test", n)
+			continue
+		}
+		want := n + " (" + def + ")"
+		if !strings.Contains(limitUsage, want) {
+			t.Errorf("--limit help lacks %q:\n%s", want, limitUsage)
+		}
+		if strings.Contains(cassetteLimitUsage, " "+n+" (") != strings.HasPrefix(n, "cassette_") {
+			t.Errorf("--limit help of the cassette commands: %s listed %v, want it listed only if it bounds cassettes:\n%s", n, !strings.HasPrefix(n, "cassette_"), cassetteLimitUsage)
+		} else if strings.HasPrefix(n, "cassette_") && !strings.Contains(cassetteLimitUsage, want) {
+			t.Errorf("--limit help of the cassette commands lacks %q", want)
+		}
+	}
+}
+
+// helpSize writes a size as the help shows it: 4MiB, 256MiB.
+func helpSize(n int64) string {
+	switch {
+	case n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + "GiB"
+	case n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "MiB"
+	case n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + "KiB"
+	}
+	return strconv.FormatInt(n, 10)
 }
