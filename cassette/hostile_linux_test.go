@@ -109,7 +109,16 @@ func TestHostileInputChild(t *testing.T) {
 		t.Skip("run by TestHostileInputStaysWithinBudget")
 	}
 	op, path, _ := strings.Cut(spec, ":")
-	go watchHeap(512 << 20)
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		watchHeap(512<<20, stop)
+	}()
+	defer func() {
+		close(stop)
+		<-watched
+	}()
 	start := time.Now()
 	var err error
 	if op == "import" {
@@ -128,10 +137,16 @@ func TestHostileInputChild(t *testing.T) {
 	}
 }
 
-// watchHeap ends the process as soon as its heap passes limit bytes.
-func watchHeap(limit uint64) {
+// watchHeap ends the process as soon as its heap passes limit bytes, or
+// returns when stop is closed.
+func watchHeap(limit uint64, stop <-chan struct{}) {
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
 		metrics.Read(sample)
 		if n := sample[0].Value.Uint64(); n > limit {
 			fmt.Printf("heap %d MiB, over the %d MiB watchdog\n", n>>20, limit>>20)
