@@ -179,4 +179,11 @@
 // inputs, thinking-block signatures — and is kept, so that a recorded
 // scenario replays: the replayed request carries the same arguments as
 // the recording. A body without credentials is saved byte for byte.
+//
+// The same table keeps credentials out of what the rest of agenteval
+// writes: ScrubText scrubs free text by the shapes above (reports, golden
+// transcripts and logs go through it), FindCredential finds one in a file
+// read back (a golden transcript, a report), and CredentialVariable tells
+// which environment variables hold secrets by the names above, so that
+// their values are scrubbed too.
 package cassette

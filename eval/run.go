@@ -109,6 +109,9 @@ func Run(ctx context.Context, p *Plan, opts Options) *Report {
 	if hopts.CassetteDir == "" {
 		hopts.CassetteDir = filepathJoin(f.Dir(), cmpOr(f.Cassettes, "cassettes"))
 	}
+	// once, not per trial: it also collects the secrets results are
+	// scrubbed of
+	hopts = hopts.WithDefaults()
 	jobs := p.jobs(opts.Shard)
 	start := opts.Now()
 	results := make([]*Trial, len(jobs))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agenteval/agenteval/cassette"
 	"github.com/agenteval/agenteval/eval"
+	"github.com/agenteval/agenteval/report"
 )
 
 // evalWriters print an eval report on stdout, by --format.
@@ -176,16 +178,44 @@ on a usage or eval file error.`,
 }
 
 func readEvalReport(path string) (*eval.Report, error) {
-	f, err := os.Open(path)
+	data, err := readReportData(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	r, err := eval.ReadJSON(f)
+	r, err := eval.ReadJSON(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
+}
+
+// readRunReport reads the run report at path (report.ReadJSON),
+// refusing one that holds a credential.
+func readRunReport(path string) (*report.Report, error) {
+	data, err := readReportData(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := report.ReadJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// readReportData reads a report file and refuses it when it holds a
+// credential, naming the line: agenteval writes no report with one
+// (harness scrubs them), so one found there was put by hand or by an
+// older version, and merging or comparing would carry it on.
+func readReportData(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if kind, at, ok := cassette.FindCredential(string(data)); ok {
+		return nil, fmt.Errorf("%s:%d: holds %s: a report never holds a credential; remove it", path, 1+bytes.Count(data[:at], []byte("\n")), kind)
+	}
+	return data, nil
 }
 
 // writeEvalReports writes rep's files into dir as one set (eval.WriteDir).

@@ -107,7 +107,7 @@ edit:{"name": <tool>, "args": {...}}.`,
 			out := cmd.OutOrStdout()
 			fmt.Fprint(out, res.Transcript)
 			if res.Err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "agenteval: the turn failed; the thread is unchanged: %s\n", engine.ErrorMessage(res.Err))
+				fmt.Fprintf(cmd.ErrOrStderr(), "agenteval: the turn failed; the thread is unchanged: %s\n", harness.RedactText(engine.ErrorMessage(res.Err)))
 				setExit(cmd, exitFailed)
 				return nil
 			}

@@ -171,15 +171,15 @@ func serveSummary(w io.Writer, srv *serve.Server) bool {
 	fmt.Fprintf(w, "%d requests\n", len(xs))
 	if err := srv.Err(); err != nil {
 		ok = false
-		fmt.Fprintf(w, "refused:\n%s\n", err)
+		fmt.Fprintf(w, "refused:\n%s\n", harness.RedactText(err.Error()))
 	}
 	for _, v := range serve.CheckClient(xs) {
 		if v.Kind == serve.Dangling {
-			fmt.Fprintf(w, "warning: %s\n", v)
+			fmt.Fprintf(w, "warning: %s\n", harness.RedactText(v.String()))
 			continue
 		}
 		ok = false
-		fmt.Fprintf(w, "client: %s: %s\n", v.Kind, v)
+		fmt.Fprintf(w, "client: %s: %s\n", v.Kind, harness.RedactText(v.String()))
 	}
 	return ok
 }
