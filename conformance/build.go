@@ -391,3 +391,16 @@ func stringList(raw any) []string {
 	}
 	return out
 }
+
+// objectList reads a list of objects (config "provider_tools": tools given
+// as plain dicts).
+func objectList(raw any) []*engine.Object {
+	l, _ := raw.([]any)
+	var out []*engine.Object
+	for _, e := range l {
+		if o, ok := e.(*engine.Object); ok {
+			out = append(out, o)
+		}
+	}
+	return out
+}

@@ -20,4 +20,17 @@
 // Vector-format details the runner fills in: messages of update_state
 // values without a "type" are AI messages; a response_format with
 // "schema_as": "pydantic" validates and coerces the structured response.
+//
+// Extensions used by vectors written from LangGraph's source (their
+// "about" names the source lines):
+//   - config "store": "invoke" gives the in-memory store to every invoke
+//     (engine.Config.Store, LangGraph's runtime store) instead of
+//     compiling it into the graph.
+//   - config "provider_tools" lists tools given as plain dicts
+//     (create_react_agent's llm_builtin_tools, create_agent's
+//     built_in_tools): bound after the tools, never run; model_calls name
+//     them as engine.ProviderToolSchema does.
+//   - a step with "stream_debug": true records its stream_mode="debug"
+//     events as expected[i].debug, in order ({step, timestamp, type,
+//     payload}, pregel/debug.py's payloads).
 package conformance

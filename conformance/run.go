@@ -128,13 +128,16 @@ func Run(ctx context.Context, v *Vector, opts Options) Result {
 }
 
 type harness struct {
-	v      *Vector
-	graph  *engine.Graph
-	tools  *engine.ToolNode
-	rec    *recorder
-	saver  engine.Checkpointer
-	store  engine.Store
-	thread string
+	v     *Vector
+	graph *engine.Graph
+	tools *engine.ToolNode
+	rec   *recorder
+	saver engine.Checkpointer
+	store engine.Store
+	// invokeStore says the store is given to each invoke (Config.Store)
+	// rather than compiled into the graph: config "store": "invoke".
+	invokeStore bool
+	thread      string
 	// pydantic names the structured-response model when the vector's
 	// response_format is a pydantic model: its instances are recorded as
 	// {"__pydantic__": name, ...fields}.
@@ -214,8 +217,12 @@ func (h *harness) build() error {
 	if b, _ := get(cfg, "checkpointer").(bool); b {
 		h.saver = checkpoint.NewMemory()
 	}
-	if b, _ := get(cfg, "store").(bool); b {
+	switch get(cfg, "store") {
+	case true:
 		h.store = checkpoint.NewMemoryStore(fixedClock{})
+	case "invoke":
+		h.store = checkpoint.NewMemoryStore(fixedClock{})
+		h.invokeStore = true
 	}
 	te, err := toolErrors(get(cfg, "handle_tool_errors"))
 	if err != nil {
@@ -232,6 +239,15 @@ func (h *harness) build() error {
 	return fmt.Errorf("api %q is not supported", v.API)
 }
 
+// graphStore is the store the graph is compiled with: none when the
+// vector gives it to each invoke instead.
+func (h *harness) graphStore() engine.Store {
+	if h.invokeStore {
+		return nil
+	}
+	return h.store
+}
+
 // buildToolNode builds the tool_node API's graph: START → tools → END.
 func (h *harness) buildToolNode(tools []engine.Tool, te engine.ToolErrors) error {
 	tn, err := engine.NewToolNode(tools, engine.ToolNodeOptions{HandleToolErrors: te})
@@ -243,7 +259,7 @@ func (h *harness) buildToolNode(tools []engine.Tool, te engine.ToolErrors) error
 	g.AddNode("tools", tn.Node())
 	g.AddEdge(engine.Start, "tools")
 	g.AddEdge("tools", engine.End)
-	h.graph, err = g.Compile(engine.CompileOptions{Checkpointer: h.saver, Store: h.store, Clock: fixedClock{}})
+	h.graph, err = g.Compile(engine.CompileOptions{Checkpointer: h.saver, Store: h.graphStore(), Clock: fixedClock{}})
 	return err
 }
 
@@ -269,10 +285,11 @@ func (h *harness) buildReactAgent(cfg *engine.Object, wrapped map[string]engine.
 		PreModelHook:    pre,
 		PostModelHook:   post,
 		Checkpointer:    h.saver,
-		Store:           h.store,
+		Store:           h.graphStore(),
 		InterruptBefore: stringList(get(cfg, "interrupt_before")),
 		InterruptAfter:  stringList(get(cfg, "interrupt_after")),
 		Version:         getStr(cfg, "version"),
+		ProviderTools:   objectList(get(cfg, "provider_tools")),
 		Clock:           fixedClock{},
 	}
 	if rf := getObj(cfg, "response_format"); rf != nil {
@@ -297,7 +314,7 @@ func (h *harness) buildReactAgent(cfg *engine.Object, wrapped map[string]engine.
 // buildAgent builds langchain's create_agent, middleware included, from
 // the vector's config.
 func (h *harness) buildAgent(cfg *engine.Object, wrapped map[string]engine.ChatModel, tools []engine.Tool) error {
-	ac := engine.AgentConfig{Model: wrapped["model"], Tools: tools, Checkpointer: h.saver, Store: h.store, Clock: fixedClock{},
+	ac := engine.AgentConfig{Model: wrapped["model"], Tools: tools, ProviderTools: objectList(get(cfg, "provider_tools")), Checkpointer: h.saver, Store: h.graphStore(), Clock: fixedClock{},
 		InterruptBefore: stringList(get(cfg, "interrupt_before")), InterruptAfter: stringList(get(cfg, "interrupt_after"))}
 	switch sp := get(cfg, "system_prompt").(type) {
 	case string:
@@ -378,6 +395,9 @@ func (h *harness) step(ctx context.Context, i int, step *engine.Object) (*engine
 	if n, ok := getInt(step, "recursion_limit"); ok {
 		cfg.RecursionLimit = n
 	}
+	if h.invokeStore {
+		cfg.Store = h.store
+	}
 	if cp := getObj(step, "checkpoint"); cp != nil {
 		k, ok := getInt(cp, "history_index")
 		if !ok {
@@ -400,7 +420,8 @@ func (h *harness) step(ctx context.Context, i int, step *engine.Object) (*engine
 		if err != nil {
 			return nil, err
 		}
-		h.invoke(ctx, input, cfg, out)
+		debug, _ := get(step, "stream_debug").(bool)
+		h.invoke(ctx, input, cfg, out, debug)
 	case "update_state":
 		values, err := updateValues(get(step, "values"))
 		if err != nil {
@@ -450,20 +471,29 @@ func (h *harness) step(ctx context.Context, i int, step *engine.Object) (*engine
 	return out, nil
 }
 
-func (h *harness) invoke(ctx context.Context, input any, cfg engine.Config, out *engine.Object) {
+// invoke runs one step's invoke and records its output, update chunks
+// and, with debug, its stream_mode="debug" events.
+func (h *harness) invoke(ctx context.Context, input any, cfg engine.Config, out *engine.Object, debug bool) {
 	updates := []any{}
 	groups := []any{}
+	events := []any{}
 	group := 0
 	var last engine.State
 	var values engine.State
 	var interrupts []engine.InterruptValue
 	var runErr error
-	for part, err := range h.graph.Stream(ctx, input, cfg, engine.StreamUpdates, engine.StreamValues) {
+	modes := []engine.StreamMode{engine.StreamUpdates, engine.StreamValues}
+	if debug {
+		modes = append(modes, engine.StreamDebug)
+	}
+	for part, err := range h.graph.Stream(ctx, input, cfg, modes...) {
 		if err != nil {
 			runErr = err
 			break
 		}
 		switch part.Mode {
+		case engine.StreamDebug:
+			events = append(events, part.Data)
 		case engine.StreamValues:
 			group++
 			values = part.Data.(engine.State)
@@ -503,6 +533,9 @@ func (h *harness) invoke(ctx context.Context, input any, cfg engine.Config, out 
 	}
 	out.Set("updates", updates)
 	out.Set("update_groups", groups)
+	if debug {
+		out.Set("debug", events)
+	}
 }
 
 func errorValue(err error) *engine.Object {

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -134,6 +136,14 @@ type StructuredErrors struct {
 type AgentConfig struct {
 	Model ChatModel
 	Tools []Tool
+	// ProviderTools are tools given as plain dicts (create_agent's
+	// built-in provider tools, see ProviderToolSchema): bound after the
+	// ToolNode's tools, kept by middleware that narrows the tools, never
+	// run. A call to one goes to the tools node like any other and is
+	// answered as an unknown tool; without other tools (and no
+	// wrap_tool_call middleware) there is no tools node and the run ends
+	// with the calling AI message.
+	ProviderTools []*Object
 	// SystemPrompt is prepended to every model call as a system message;
 	// SystemMessage does the same with a message of your own.
 	SystemPrompt   string
@@ -149,6 +159,8 @@ type AgentConfig struct {
 	// Name names the graph and is set on the agent's AI messages.
 	Name  string
 	Clock Clock
+	// Debug is create_agent's debug: the graph's CompileOptions.Debug.
+	Debug io.Writer
 }
 
 // Validate reports every problem the configuration has on its own: no
@@ -243,6 +255,10 @@ func CreateAgent(cfg AgentConfig) (*Graph, error) {
 	}
 	tools = append(tools, cfg.Tools...)
 	a.wrapTools = chainToolWrappers(wrappers)
+	providers, err := providerToolSchemas(cfg.ProviderTools)
+	if err != nil {
+		return nil, fmt.Errorf("create agent: %w", err)
+	}
 	if len(tools) > 0 || a.wrapTools != nil {
 		tn, err := NewToolNode(tools, ToolNodeOptions{HandleToolErrors: ToolErrors{InvalidArgsOnly: true}, Wrap: a.wrapTools})
 		if err != nil {
@@ -251,6 +267,8 @@ func CreateAgent(cfg AgentConfig) (*Graph, error) {
 		a.tools = tn
 		a.toolSchemas = tn.Schemas()
 	}
+	// default_tools = ToolNode's tools + built_in_tools
+	a.toolSchemas = append(slices.Clip(a.toolSchemas), providers...)
 	for _, m := range cfg.Middleware {
 		if w, ok := m.(ModelCallWrapperHook); ok {
 			a.wrapModel = append(a.wrapModel, w)
@@ -496,6 +514,7 @@ func (a *agent) build() (*Graph, error) {
 		InterruptAfter:  a.cfg.InterruptAfter,
 		Name:            a.cfg.Name,
 		Clock:           a.cfg.Clock,
+		Debug:           a.cfg.Debug,
 		RecursionLimit:  AgentRecursionLimit,
 		ErrorLinks:      agentErrorLinks,
 	})
@@ -778,6 +797,9 @@ func (a *agent) execute(ctx context.Context, req AgentModelRequest) (*AgentModel
 	if a.wrapTools == nil && a.tools != nil {
 		var unknown []string
 		for _, t := range req.Tools {
+			if t.Provider != nil {
+				continue // built-in dict tools are the provider's
+			}
 			if _, ok := a.tools.Lookup(t.Name); !ok {
 				unknown = append(unknown, t.Name)
 			}

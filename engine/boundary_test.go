@@ -21,14 +21,14 @@ import (
 // value model).
 var (
 	runtimeFiles = []string{
-		"channel.go", "checkpoint.go", "checkpoint_conflict.go", "fanout.go", "graph.go", "ids.go", "interrupt.go", "messages.go",
+		"channel.go", "checkpoint.go", "checkpoint_conflict.go", "debug.go", "fanout.go", "graph.go", "ids.go", "interrupt.go", "messages.go",
 		"msgchannel.go", "pregel.go", "reducer.go", "retry.go", "state.go", "stateapi.go", "subgraph.go",
 	}
 	prebuiltFiles = []string{
 		"agent.go", "humaninterrupt.go", "react.go", "toolnode.go", "validationnode.go",
 	}
 	sharedFiles = []string{
-		"doc.go", "errors.go", "message.go", "model.go", "schema.go", "tool.go", "typedtool.go", "value.go",
+		"doc.go", "errors.go", "message.go", "model.go", "repr.go", "schema.go", "tool.go", "typedtool.go", "value.go",
 	}
 )
 

@@ -28,18 +28,45 @@
 //     pauses the parent and a resume continues it from its checkpoint;
 //     Command{Graph: CommandParent} inside it is the node's output;
 //     Config.Subgraphs streams its chunks with their Namespace and makes
-//     GetState fill TaskInfo.State.
+//     GetState fill TaskInfo.State; Config.CheckpointNS (a task's
+//     namespace) makes GetState and GetStateHistory read the subgraph's
+//     own checkpoints, as a config's checkpoint_ns does.
 //   - The "messages" stream mode (StreamMessages): chat model output as
 //     MessageChunk pairs of message and LangGraph's task metadata. Nodes
 //     call models through Generate, which streams a StreamingChatModel's
 //     chunks as they come and any other model's answer whole; messages a
 //     node writes that no model streamed (tool messages) follow when the
-//     node ends; nothing is streamed twice.
+//     node ends, except those it was given (a subgraph node writes back
+//     its whole conversation); nothing is streamed twice.
+//   - The store of a run: the graph's (CompileOptions.Store) or one given
+//     at invocation (Config.Store, LangGraph's runtime store), which a
+//     subgraph inherits from its parent's run.
+//   - Debugging output: the "checkpoints", "tasks" and "debug" stream
+//     modes (StreamCheckpoints, StreamTasks, StreamDebug) with
+//     pregel/debug.py's payloads — a checkpoint event when the next
+//     superstep is planned (only with a checkpointer), a task event per
+//     task that starts (hidden nodes left out), a task_result per task
+//     that ends (a lone task that fails raises before its event is read,
+//     as in LangGraph), and in debug mode each wrapped as {step,
+//     timestamp, type, payload} — and the debug flag
+//     (CompileOptions.Debug, Config.Debug, the agents' Debug), which
+//     prints every update and values chunk as Pregel.stream's print_mode
+//     does: "[updates] " or "[values] " in bold, then Python's repr of
+//     the chunk, with langchain's message reprs.
 //   - ToolNode: the calls of one AI message run concurrently, their tool
 //     messages come back in call order; arguments are validated against
 //     the tool's JSON Schema the way LangChain's pydantic models do;
 //     handle_tool_errors, unknown tools, return_direct, Command results,
-//     injected state/store/tool_call_id; the three input forms.
+//     injected state/store/tool_call_id; the three input forms. Its tags
+//     (and ValidationNode's) are kept and change nothing in a run, as in
+//     langgraph-prebuilt, whose nodes never hand them to callbacks.
+//   - Tools given as plain dicts (ProviderTools, ProviderToolSchema): a
+//     provider's built-in tool or a function schema in a provider's
+//     format, bound to the model after the other tools and run by no
+//     ToolNode, as create_react_agent's llm_builtin_tools and
+//     create_agent's built_in_tools are. A call to one reaches the tools
+//     node as an unknown tool; an agent whose tools are all dicts has no
+//     tools node, so such a call ends the run.
 //   - CreateReactAgent with every option of create_react_agent: static or
 //     dynamic model, tools or a ToolNode, prompt, response_format,
 //     pre/post model hooks, extra state keys, checkpointer, store,
@@ -111,7 +138,10 @@
 //   - A v2 tool call is sent as ToolCallWithContext (call plus state) and
 //     state, store and tool_call_id are injected when the tool runs, as
 //     later LangGraph releases do (1.0.1 injected while routing and could
-//     not serialize the store).
+//     not serialize the store). So a v2 agent given its store only at
+//     invocation (Config.Store) injects that store; 1.0.1's router
+//     injected the compile-time store and raised the missing-store
+//     ValueError there.
 //   - UpdateState on a checkpoint with finished tasks' pending writes does
 //     not apply those writes (later LangGraph releases; 1.0.1 applied them
 //     and lost the pending tools task of a fork).
@@ -160,6 +190,16 @@
 //     models name theirs "run-<uuid>"), so message IDs of a run streamed
 //     in that mode may differ from the same run's without it. Metadata
 //     carries no "tags" and no ls_temperature or ls_max_tokens.
+//   - Debug events are JSON values (*Object): a task_result's error is
+//     the exception's repr ("ValueError('boom')") where LangGraph hands
+//     the exception object; checkpoint metadata holds source, step and
+//     parents (not the run's config metadata a checkpointer may add);
+//     a config's keys follow the order PregelLoop builds them for the
+//     root graph, and subgraph configs carry only checkpoint_ns,
+//     thread_id, checkpoint_id and checkpoint_map; timestamps come from
+//     the graph's Clock. A v2 tools task's input is the
+//     ToolCallWithContext dict of later releases (see above), not 1.0.1's
+//     [tool_call] list.
 //   - Channel versions are integers; LangGraph's in-memory saver uses
 //     sortable strings with the same ordering.
 //   - create_agent picks ProviderStrategy for an auto response format only

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -183,6 +184,14 @@ type CompileOptions struct {
 	Name string
 	// Clock stamps checkpoints; nil means the system clock.
 	Clock Clock
+	// Debug, when set, is LangGraph's debug=True: every run prints its
+	// update and values chunks to it as Pregel.stream's print_mode
+	// prints them, "[updates] " or "[values] " in bold and Python's repr
+	// of the chunk (messages as langchain prints them), one line each;
+	// with Config.Subgraphs a subgraph's lines carry "[graph=(ns,)]" in
+	// yellow. What the run yields is unchanged. Config.Debug overrides
+	// it for one run.
+	Debug io.Writer
 	// RecursionLimit is the limit of runs whose Config leaves it at 0;
 	// 0 means DefaultRecursionLimit (create_agent uses 10,000).
 	RecursionLimit int
@@ -216,6 +225,7 @@ type Graph struct {
 	interruptBefore []string
 	interruptAfter  []string
 	clock           Clock
+	debug           io.Writer
 	edges           []GraphEdge
 	retry           []RetryPolicy
 	recursionLimit  int
@@ -417,6 +427,7 @@ func newGraph(opts CompileOptions) *Graph {
 		interruptBefore: opts.InterruptBefore,
 		interruptAfter:  opts.InterruptAfter,
 		clock:           opts.Clock,
+		debug:           opts.Debug,
 	}
 	if out.clock == nil {
 		out.clock = SystemClock{}

@@ -146,6 +146,45 @@ func (r *run) emitMessage(msg Message, meta *Object, dedupe bool) {
 	r.forward(StreamPart{Namespace: r.namespace(), Mode: StreamMessages, Data: MessageChunk{Message: msg, Metadata: meta}})
 }
 
+// seeNodeInput marks the messages of a task's input as streamed
+// (on_chain_start of a node in StreamMessagesHandler): a node that writes
+// back messages it was given, as a subgraph writes its whole state, does
+// not stream them again when it ends.
+func (r *run) seeNodeInput(t *task) {
+	if !r.modes[StreamMessages] || t.node.hidden {
+		return
+	}
+	var ids []string
+	for _, v := range t.input {
+		switch v := v.(type) {
+		case Message:
+			ids = append(ids, v.ID)
+		case []Message:
+			for _, m := range v {
+				ids = append(ids, m.ID)
+			}
+		case []any:
+			for _, e := range v {
+				if m, ok := e.(Message); ok {
+					ids = append(ids, m.ID)
+				}
+			}
+		}
+	}
+	root := r.root()
+	root.seenMu.Lock()
+	defer root.seenMu.Unlock()
+	for _, id := range ids {
+		if id == "" {
+			continue
+		}
+		if root.seen == nil {
+			root.seen = map[string]bool{}
+		}
+		root.seen[id] = true
+	}
+}
+
 // emitNodeMessages streams the messages a finished task wrote that no
 // model call streamed (on_chain_end of a node: tool messages, messages a
 // hook or node made).

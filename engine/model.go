@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -77,10 +79,83 @@ type ToolSchema struct {
 	Name        string
 	Description string
 	Parameters  *Object
+	// Provider is set for a tool given as a plain dict (LangChain's dict
+	// tools, see ProviderToolSchema): a provider's built-in tool such as
+	// {"type": "web_search_preview"}, or a function schema in a
+	// provider's format. A model binds it as its LangChain integration's
+	// bind_tools converts the dict; Name, Description and Parameters are
+	// read from it. No ToolNode runs it.
+	Provider *Object
 }
 
-// ToValue returns {"name", "description", "parameters"}.
+// ProviderToolSchema is a tool given as a plain dict, as create_react_agent
+// and create_agent take dicts among their tools: bound to the model, never
+// run (chat_agent_executor.py llm_builtin_tools, factory.py
+// built_in_tools). It is named by what names it in the formats
+// bind_tools converts: "name" (an OpenAI function or an Anthropic tool),
+// "function"."name" ({"type": "function", "function": {...}}), "title" (a
+// JSON Schema), else "type" (a built-in tool such as {"type":
+// "web_search_preview"} or {"type": "web_search_20250305", "name":
+// "web_search"}, whose "name" wins). A dict with none of them is an error.
+func ProviderToolSchema(dict *Object) (ToolSchema, error) {
+	if dict == nil {
+		return ToolSchema{}, errors.New("provider tool: nil dict")
+	}
+	str := func(o *Object, k string) string {
+		v, _ := o.Get(k)
+		s, _ := v.(string)
+		return s
+	}
+	obj := func(o *Object, k string) *Object {
+		v, _ := o.Get(k)
+		x, _ := v.(*Object)
+		return x
+	}
+	s := ToolSchema{Provider: dict}
+	src := dict
+	if fn := obj(dict, "function"); fn != nil && str(dict, "type") == "function" {
+		src = fn
+	}
+	s.Name, s.Description = str(src, "name"), str(src, "description")
+	s.Parameters = obj(src, "parameters")
+	if s.Parameters == nil {
+		s.Parameters = obj(src, "input_schema")
+	}
+	if s.Name == "" {
+		if s.Name = str(dict, "title"); s.Name != "" && dict.Has("properties") {
+			s.Parameters = dict
+		}
+	}
+	if s.Name == "" {
+		s.Name = str(dict, "type")
+	}
+	if s.Name == "" {
+		return ToolSchema{}, fmt.Errorf("provider tool %s: a dict tool needs a \"type\" (a provider's built-in tool), a \"name\" (a function schema) or a \"title\" (a JSON Schema)", PyRepr(dict))
+	}
+	return s, nil
+}
+
+// providerToolSchemas names every dict of an agent's ProviderTools.
+func providerToolSchemas(dicts []*Object) ([]ToolSchema, error) {
+	var out []ToolSchema
+	var errs []error
+	for i, d := range dicts {
+		s, err := ProviderToolSchema(d)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("provider_tools[%d]: %w", i, err))
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, errors.Join(errs...)
+}
+
+// ToValue returns {"name", "description", "parameters"}, or a provider
+// tool's dict as given.
 func (s ToolSchema) ToValue() *Object {
+	if s.Provider != nil {
+		return s.Provider
+	}
 	params := s.Parameters
 	if params == nil {
 		params = NewObject("type", "object", "properties", &Object{})

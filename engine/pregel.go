@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"regexp"
 	"slices"
@@ -38,6 +39,25 @@ type Config struct {
 	// Namespace (stream's subgraphs=True), and makes GetState give the
 	// state of subgraph tasks (get_state's subgraphs=True).
 	Subgraphs bool
+	// CheckpointNS addresses the checkpoints of a subgraph task, its
+	// namespace "node:<task id>" (nested levels joined by "|"), as
+	// LangGraph's configurable checkpoint_ns does: GetState and
+	// GetStateHistory then read that subgraph's state. Runs and
+	// UpdateState refuse it.
+	CheckpointNS string
+	// Store is the store of this run, used instead of the one the graph
+	// was compiled with (CompileOptions.Store); nil means the graph's.
+	// It is LangGraph's store given at invocation, which Pregel takes
+	// from the runtime in the run's config (_defaults in pregel/main.py:
+	// config["configurable"]["__pregel_runtime"].store over self.store):
+	// nodes see it as Runtime.Store, tools get it injected (InjectStore,
+	// InjectRuntime). A subgraph uses its parent run's store, whatever it
+	// was compiled with, as a nested Pregel reads its parent's runtime.
+	Store Store
+	// Debug, when set, prints the run's update and values chunks to this
+	// writer as LangGraph's debug=True prints them (see
+	// CompileOptions.Debug); it overrides the graph's.
+	Debug io.Writer
 }
 
 func (c Config) limitOr(def int) int {
@@ -51,6 +71,18 @@ func (c Config) limitOr(def int) int {
 }
 
 func (r *run) limit() int { return r.cfg.limitOr(r.g.recursionLimit) }
+
+// store is the run's store: the parent run's for a subgraph, else
+// Config.Store, else the graph's own.
+func (r *run) store() Store {
+	if r.nest != nil {
+		return r.nest.parent.store()
+	}
+	if r.cfg.Store != nil {
+		return r.cfg.Store
+	}
+	return r.g.store
+}
 
 // StreamMode selects what Stream yields.
 type StreamMode string
@@ -99,7 +131,13 @@ func (g *Graph) Invoke(ctx context.Context, input any, cfg Config) (*Result, err
 	// chunks); update chunks, which nothing here reads, are not built
 	// invoke reads the output channels, a stream every stream channel
 	// (Pregel.invoke passes output_keys=self.output_channels)
-	for part, err := range g.stream(ctx, input, cfg, g.stateKeys, []StreamMode{StreamValues}) {
+	modes := []StreamMode{StreamValues}
+	if g.debugWriter(cfg) != nil {
+		// debug prints updates too, so interrupts come as update chunks
+		// (Pregel.invoke streams ["updates", "values"])
+		modes = []StreamMode{StreamUpdates, StreamValues}
+	}
+	for part, err := range g.stream(ctx, input, cfg, g.stateKeys, modes) {
 		if err != nil {
 			return res, err
 		}
@@ -131,12 +169,27 @@ func (g *Graph) stream(ctx context.Context, input any, cfg Config, outKeys []str
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		r := &run{g: g, ctx: ctx, cfg: cfg, modes: map[StreamMode]bool{}, outKeys: outKeys}
+		want := map[StreamMode]bool{}
 		for _, m := range modes {
 			r.modes[m] = true
+			want[m] = true
+		}
+		var printer *debugPrinter
+		if w := g.debugWriter(cfg); w != nil {
+			// print_mode = ["updates", "values"]: streamed for printing,
+			// yielded only when asked for
+			printer = &debugPrinter{w: w, keys: outKeys}
+			r.modes[StreamUpdates], r.modes[StreamValues] = true, true
 		}
 		r.yield = func(p StreamPart) bool {
 			if r.stopped {
 				return false
+			}
+			if printer != nil && (p.Namespace == nil || cfg.Subgraphs) {
+				printer.print(p)
+			}
+			if !want[p.Mode] {
+				return true
 			}
 			if !yield(p, nil) {
 				r.stopped = true
@@ -144,6 +197,10 @@ func (g *Graph) stream(ctx context.Context, input any, cfg Config, outKeys []str
 				return false
 			}
 			return true
+		}
+		if cfg.CheckpointNS != "" {
+			yield(StreamPart{}, errCheckpointNS("run"))
+			return
 		}
 		if err := r.execute(input); err != nil && !r.stopped {
 			yield(StreamPart{}, err)
@@ -192,6 +249,11 @@ type run struct {
 	pausedBy  []InterruptValue
 	pendingMu sync.Mutex
 	deferred  *task
+	// parentCfg is the config of the checkpoint before the current one
+	// (nil: none), for checkpoint events; parentLoaded says it came with
+	// the checkpoint the run started from
+	parentCfg    *CheckpointConfig
+	parentLoaded bool
 }
 
 type taskKind int
@@ -308,6 +370,7 @@ func (r *run) enter(input any) error {
 		r.meta = saved.Metadata
 		r.pending = append([]PendingWrite(nil), saved.PendingWrites...)
 		r.cpCfg = saved.Config
+		r.parentCfg, r.parentLoaded = saved.ParentConfig, true
 		// a run from a checkpoint addressed by ID may branch; one from
 		// the head expects it to stay the head (ErrCheckpointConflict)
 		r.cpCfg.Fork = r.cfg.CheckpointID != ""
@@ -556,6 +619,7 @@ func (r *run) tick() (more, interrupted bool, err error) {
 		return false, false, err
 	}
 	r.tasks = tasks
+	r.emitCheckpoint()
 	if len(tasks) == 0 {
 		return false, false, nil
 	}
@@ -565,6 +629,7 @@ func (r *run) tick() (more, interrupted bool, err error) {
 	if len(r.g.interruptBefore) > 0 && r.shouldInterrupt(r.g.interruptBefore) {
 		return false, true, nil
 	}
+	r.emitTaskStarts()
 	for _, t := range r.tasks {
 		if len(t.writes) > 0 {
 			r.outputWrites(t, t.writes, true)
@@ -853,7 +918,7 @@ func (r *run) runTasks() ([]InterruptValue, error) {
 			return r.commitInterrupt(d.t, ie)
 		default:
 			failed = append(failed, d.t)
-			return r.commitError(d.t, d.err)
+			return r.commitError(d.t, d.err, !fast)
 		}
 	}
 	if fast {
@@ -1028,7 +1093,7 @@ func (r *run) attemptTask(t *task) (err error) {
 	}()
 	ctx := &taskContext{Context: r.ctx, sp: t.scratch, rt: Runtime{
 		Context:        r.cfg.Context,
-		Store:          r.g.store,
+		Store:          r.store(),
 		Step:           t.scratch.step,
 		RemainingSteps: t.scratch.stop - t.scratch.step,
 		ThreadID:       r.cfg.ThreadID,
@@ -1037,6 +1102,7 @@ func (r *run) attemptTask(t *task) (err error) {
 		MaxConcurrency: r.cfg.MaxConcurrency,
 		StreamWriter:   r.streamWriter,
 	}}
+	r.seeNodeInput(t)
 	var out any
 	if t.node.fn != nil {
 		out, err = t.node.fn(ctx, t.input)
@@ -1209,6 +1275,7 @@ func (r *run) commit(t *task, stream bool) error {
 	}
 	if stream {
 		r.outputWrites(t, t.raw, false)
+		r.emitTaskResult(t, t.raw, nil, nil)
 	}
 	return nil
 }
@@ -1230,12 +1297,22 @@ func (r *run) commitInterrupt(t *task, ie *InterruptError) error {
 		}
 		r.emit(StreamPart{Mode: mode, Data: map[string]any{InterruptKey: ie.Interrupts}})
 	}
+	r.emitTaskResult(t, ws, nil, ie.Interrupts)
 	return nil
 }
 
-func (r *run) commitError(t *task, err error) error {
+// commitError records a task's failure; stream says whether its
+// task_result event is streamed (not for a lone task, whose error
+// LangGraph raises before the queued event is read).
+func (r *run) commitError(t *task, err error, stream bool) error {
 	ws := append(append([]write(nil), t.writes...), write{channel: chError, value: ErrorRepr(err)})
-	return r.putWrites(t, t.id, ws)
+	if err := r.putWrites(t, t.id, ws); err != nil {
+		return err
+	}
+	if stream {
+		r.emitTaskResult(t, nil, err, nil)
+	}
+	return nil
 }
 
 // putWrites records a task's writes against the current checkpoint
@@ -1381,6 +1458,7 @@ func (r *run) afterTick() (interrupted bool, err error) {
 	if t := r.deferred; t != nil {
 		r.deferred = nil
 		r.outputWrites(t, t.writes, false)
+		r.emitTaskResult(t, t.writes, nil, nil)
 	}
 	upd, err := r.applyWrites(r.tasks)
 	if err != nil {
@@ -1635,6 +1713,11 @@ func (r *run) putCheckpoint(source string) error {
 		return fmt.Errorf("save checkpoint of thread %q at step %d: %w", r.cfg.ThreadID, r.step, err)
 	}
 	cp.ID = cfg.CheckpointID
+	r.parentCfg, r.parentLoaded = nil, false
+	if r.cpCfg.CheckpointID != "" {
+		prev := r.cpCfg
+		r.parentCfg = &prev
+	}
 	r.cpCfg = cfg
 	// cp shares its version maps with the checkpoint it replaces, which
 	// nothing else holds

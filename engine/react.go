@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -78,7 +79,14 @@ type ReactAgentConfig struct {
 	// graph with a single model node.
 	Tools []Tool
 	// ToolNode, when set, is used instead of Tools.
-	ToolNode        *ToolNode
+	ToolNode *ToolNode
+	// ProviderTools are tools given as plain dicts (create_react_agent's
+	// dict tools, see ProviderToolSchema): bound to the model after the
+	// ToolNode's tools and never run. A call to one goes to the tools node
+	// like any other and is answered as an unknown tool; with no other
+	// tools there is no tools node and the run ends with the calling AI
+	// message (the graph of an agent without tools).
+	ProviderTools   []*Object
 	ToolNodeOptions ToolNodeOptions
 	Prompt          Prompt
 	ResponseFormat  *ResponseFormat
@@ -103,6 +111,9 @@ type ReactAgentConfig struct {
 	// messages.
 	Name  string
 	Clock Clock
+	// Debug is create_react_agent's debug: the graph's
+	// CompileOptions.Debug.
+	Debug io.Writer
 }
 
 // reactReservedKeys are the state keys the ReAct agent owns.
@@ -215,6 +226,10 @@ func CreateReactAgent(cfg ReactAgentConfig) (*Graph, error) {
 			errs = append(errs, err)
 		}
 	}
+	providers, err := providerToolSchemas(cfg.ProviderTools)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("create react agent: %w", errors.Join(errs...))
 	}
@@ -230,6 +245,8 @@ func CreateReactAgent(cfg ReactAgentConfig) (*Graph, error) {
 			}
 		}
 	}
+	// bind_tools(tool_classes + llm_builtin_tools): the dicts come last
+	a.toolSchemas = append(slices.Clip(a.toolSchemas), providers...)
 	return a.build()
 }
 
@@ -322,6 +339,7 @@ func (a *reactAgent) compileOptions() CompileOptions {
 		InterruptAfter:  a.cfg.InterruptAfter,
 		Name:            a.cfg.Name,
 		Clock:           a.cfg.Clock,
+		Debug:           a.cfg.Debug,
 	}
 }
 

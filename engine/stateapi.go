@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // StateSnapshot is a thread's state at one checkpoint, LangGraph's
@@ -51,6 +52,20 @@ func (g *Graph) GetState(ctx context.Context, cfg Config) (*StateSnapshot, error
 	if cfg.ThreadID == "" {
 		return nil, errors.New("get state: Config.ThreadID is required")
 	}
+	if cfg.CheckpointNS != "" {
+		sub, err := g.subgraphAt(cfg.CheckpointNS)
+		if err != nil {
+			return nil, err
+		}
+		saved, err := sub.checkpointer.GetTuple(ctx, CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cfg.CheckpointID})
+		if err != nil {
+			return nil, fmt.Errorf("get state of subgraph %q: %w", cfg.CheckpointNS, err)
+		}
+		if saved == nil {
+			return &StateSnapshot{Values: State{}, Config: CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS}}, nil
+		}
+		return sub.snapshot(ctx, cfg, saved, cfg.CheckpointID == "")
+	}
 	saved, err := g.checkpointer.GetTuple(ctx, CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointID: cfg.CheckpointID})
 	if err != nil {
 		return nil, fmt.Errorf("get state of thread %q: %w", cfg.ThreadID, err)
@@ -67,7 +82,14 @@ func (g *Graph) GetStateHistory(ctx context.Context, cfg Config, opts ListOption
 	if cfg.ThreadID == "" {
 		return nil, errors.New("get state history: Config.ThreadID is required")
 	}
-	tuples, err := g.checkpointer.List(ctx, CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointID: cfg.CheckpointID}, opts)
+	if cfg.CheckpointNS != "" {
+		sub, err := g.subgraphAt(cfg.CheckpointNS)
+		if err != nil {
+			return nil, err
+		}
+		g = sub
+	}
+	tuples, err := g.checkpointer.List(ctx, CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cfg.CheckpointID}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("list checkpoints of thread %q: %w", cfg.ThreadID, err)
 	}
@@ -206,6 +228,9 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 	}
 	if cfg.ThreadID == "" {
 		return CheckpointConfig{}, errors.New("update state: Config.ThreadID is required")
+	}
+	if cfg.CheckpointNS != "" {
+		return CheckpointConfig{}, errCheckpointNS("update state")
 	}
 	saved, err := g.checkpointer.GetTuple(ctx, CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointID: cfg.CheckpointID})
 	if err != nil {
@@ -447,6 +472,41 @@ func (g *Graph) subgraphSnapshot(ctx context.Context, cfg Config, parentSaver Ch
 		return &StateSnapshot{Values: State{}, Config: sc}, nil
 	}
 	return g.withSaver(saver).snapshot(ctx, cfg, saved, true)
+}
+
+// subgraphAt is the subgraph whose checkpoints live in namespace ns
+// ("node:<task id>", levels joined by "|"), reading them from the
+// checkpointer that holds them: its own, or its nearest parent's (the
+// subgraph lookup of get_state and get_state_history in pregel/main.py).
+func (g *Graph) subgraphAt(ns string) (*Graph, error) {
+	cur, saver := g, g.checkpointer
+	for _, level := range strings.Split(ns, nsSep) {
+		name, _, _ := strings.Cut(level, ":")
+		n := cur.nodes[name]
+		if n == nil || n.subgraph == nil {
+			return nil, NewError("ValueError", fmt.Sprintf("Subgraph %s not found", recastNS(ns)))
+		}
+		cur = n.subgraph
+		if cur.checkpointer != nil {
+			saver = cur.checkpointer
+		}
+	}
+	return cur.withSaver(saver), nil
+}
+
+// recastNS is a namespace without its task IDs, "outer|inner"
+// (recast_checkpoint_ns).
+func recastNS(ns string) string {
+	levels := strings.Split(ns, nsSep)
+	for i, l := range levels {
+		levels[i], _, _ = strings.Cut(l, ":")
+	}
+	return strings.Join(levels, nsSep)
+}
+
+// errCheckpointNS refuses a Config.CheckpointNS where only reads take it.
+func errCheckpointNS(what string) error {
+	return fmt.Errorf("%s: Config.CheckpointNS addresses a subgraph's checkpoints, which only GetState and GetStateHistory read", what)
 }
 
 // withSaver is g reading its checkpoints from saver (a subgraph that uses

@@ -181,3 +181,126 @@ func TestSubgraphCommandParent(t *testing.T) {
 		t.Errorf("top-level Command(graph=PARENT) error = %v, want InvalidUpdateError: There is no parent graph", err)
 	}
 }
+
+// TestSubgraphStreamMessages follows StreamMessagesHandler
+// (pregel/_messages.py) for an agent used as a node: a node's input
+// messages count as streamed when it starts (on_chain_start), so the
+// parent's subgraph node, which writes back the whole conversation, never
+// streams the user's message again. Without Subgraphs the subgraph's
+// models do not stream (on_chat_model_start skips a namespace below the
+// top) and its messages come whole when the node ends, under the parent's
+// node and no namespace; with Subgraphs they come chunk by chunk under
+// the subgraph's namespace and inner node, and nothing is repeated.
+func TestSubgraphStreamMessages(t *testing.T) {
+	ctx := context.Background()
+	newAgent := func() *engine.Graph {
+		model := llm.NewScripted("m", llm.Script{ChunkSize: 5, Responses: []llm.Response{
+			{Message: engine.AIMessage("", engine.ToolCall{Name: "deploy", Args: engine.NewObject("i", 1), ID: "c1"})},
+			{Message: engine.AIMessage("deployed it")},
+		}})
+		deploy := cityTool("deploy", func(context.Context, engine.ToolInvocation) (any, error) { return "ok", nil })
+		agent, err := engine.CreateReactAgent(engine.ReactAgentConfig{Model: model, Tools: []engine.Tool{deploy}, Name: "helper"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return agent
+	}
+	tests := []struct {
+		subgraphs bool
+		want      []string
+	}{
+		{false, []string{
+			`() helper ai ""`, `() helper tool "ok"`, `() helper ai "deployed it"`,
+			`() report ai "report: 4 messages"`,
+		}},
+		{true, []string{
+			`helper agent ai ""`, `helper tools tool "ok"`, `helper agent ai "deplo"`, `helper agent ai "yed i"`, `helper agent ai "t"`,
+			`() report ai "report: 4 messages"`,
+		}},
+	}
+	for _, tc := range tests {
+		parent := parentGraph(t, newAgent(), checkpoint.NewMemory())
+		var got []string
+		for part, err := range parent.Stream(ctx, engine.State{"messages": []any{"ship it"}}, engine.Config{ThreadID: "t1", Subgraphs: tc.subgraphs}, engine.StreamMessages) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := part.Data.(engine.MessageChunk)
+			ns := "()"
+			if part.Namespace != nil {
+				ns, _, _ = strings.Cut(strings.Join(part.Namespace, "|"), ":")
+			}
+			node, _ := c.Metadata.Get("langgraph_node")
+			got = append(got, fmt.Sprintf("%s %v %s %q", ns, node, c.Message.Type, c.Message.Text()))
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("Subgraphs=%v: messages mismatch (-want +got):\n%s", tc.subgraphs, d)
+		}
+	}
+}
+
+// TestSubgraphStateByNamespace: a config naming a subgraph task's
+// namespace reads that subgraph's checkpoints (get_state and
+// get_state_history route a namespaced config to the subgraph by its
+// name, pregel/main.py): the namespace of a finished subgraph task is
+// "node:<id of the parent's task>", its history the subgraph's own
+// supersteps; a namespace no subgraph has is LangGraph's ValueError, and
+// a run given one is refused.
+func TestSubgraphStateByNamespace(t *testing.T) {
+	ctx := context.Background()
+	saver := checkpoint.NewMemory()
+	parent := parentGraph(t, approvalAgent(t), saver)
+	cfg := engine.Config{ThreadID: "t1"}
+	if _, err := parent.Invoke(ctx, engine.State{"messages": []any{"ship it"}}, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parent.Invoke(ctx, engine.Command{Resume: "yes"}, cfg); err != nil {
+		t.Fatal(err)
+	}
+	hist, err := parent.GetStateHistory(ctx, cfg, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the checkpoint that scheduled "helper" names the task
+	var ns string
+	for _, h := range hist {
+		for _, task := range h.Tasks {
+			if task.Name == "helper" {
+				ns = "helper:" + task.ID
+			}
+		}
+	}
+	if ns == "" {
+		t.Fatal("no checkpoint of the parent scheduled helper")
+	}
+	sub, err := parent.GetStateHistory(ctx, engine.Config{ThreadID: "t1", CheckpointNS: ns}, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for i := len(sub) - 1; i >= 0; i-- {
+		h := sub[i]
+		if h.Config.CheckpointNS != ns {
+			t.Errorf("subgraph checkpoint namespace %q, want %q", h.Config.CheckpointNS, ns)
+		}
+		steps = append(steps, fmt.Sprintf("%d %s %v", h.Metadata.Step, h.Metadata.Source, h.Next))
+	}
+	want := []string{"-1 input [__start__]", "0 loop [agent]", "1 loop [tools]", "2 loop [agent]", "3 loop []"}
+	if d := cmp.Diff(want, steps); d != "" {
+		t.Errorf("subgraph history mismatch (-want +got):\n%s", d)
+	}
+	last, err := parent.GetState(ctx, engine.Config{ThreadID: "t1", CheckpointNS: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(last.Values.Messages("messages")); got != 4 {
+		t.Errorf("subgraph's last state has %d messages, want 4", got)
+	}
+	_, err = parent.GetState(ctx, engine.Config{ThreadID: "t1", CheckpointNS: "report:x"})
+	if engine.ErrorKind(err) != "ValueError" || !strings.Contains(err.Error(), "Subgraph report not found") {
+		t.Errorf("GetState(report:x) error = %v, want ValueError: Subgraph report not found", err)
+	}
+	if _, err := parent.Invoke(ctx, engine.State{"messages": []any{"again"}}, engine.Config{ThreadID: "t1", CheckpointNS: ns}); err == nil || !strings.Contains(err.Error(), "CheckpointNS") {
+		t.Errorf("Invoke with CheckpointNS error = %v, want a refusal", err)
+	}
+}

@@ -96,6 +96,13 @@ type ToolNodeOptions struct {
 	MaxConcurrency int
 	// Wrap, when set, wraps the execution of every call.
 	Wrap ToolCallWrapper
+	// Tags are the node's tags (ToolNode's tags). As in langgraph-prebuilt
+	// they are kept on the node (ToolNode.Tags) and change nothing in a
+	// run: ToolNode is a RunnableCallable built with trace=False, which
+	// never hands its tags to callbacks, and a graph node's task config
+	// takes its tags from the PregelNode (none for a ToolNode), so even
+	// "langsmith:hidden" or "nostream" leave its stream output alone.
+	Tags []string
 }
 
 // ToolNode runs the tool calls of the last AI message, all at once, and
@@ -109,12 +116,27 @@ type ToolNode struct {
 	schemas []*Schema
 }
 
+// Tags returns the node's tags (ToolNodeOptions.Tags), a copy.
+func (n *ToolNode) Tags() []string { return slices.Clone(n.opts.Tags) }
+
 // ToolCallWithContext is what create_react_agent (v2) sends to the tools
 // node for one call: the call and the state it was made in, so injected
 // state reflects the moment the model asked.
 type ToolCallWithContext struct {
 	Call  ToolCall
 	State State
+}
+
+// debugValue is the dict LangGraph sends for it: {"__type":
+// "tool_call_with_context", "tool_call", "state"}.
+func (c ToolCallWithContext) debugValue() *Object {
+	tc := c.Call.ToValue()
+	tc.Set("type", "tool_call")
+	state := &Object{}
+	for _, k := range sortedKeys(c.State) {
+		state.Set(k, debugValue(c.State[k]))
+	}
+	return NewObject("__type", "tool_call_with_context", "tool_call", tc, "state", state)
 }
 
 // Validate reports the problems of the options on their own: a negative

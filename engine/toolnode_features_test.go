@@ -206,3 +206,60 @@ func TestValidationNodeFormatError(t *testing.T) {
 		t.Errorf("additional_kwargs = %s, want is_error true", engine.PyRepr(msgs[0].AdditionalKwargs))
 	}
 }
+
+// TestNodeTagsChangeNothing: ToolNode and ValidationNode keep their tags
+// (tool_node.py and tool_validator.py pass tags=tags, trace=False to
+// RunnableCallable) but a run is the same with them: LangGraph reads a
+// task's tags from its PregelNode, never from the node's runnable, so not
+// even TAG_HIDDEN ("langsmith:hidden") hides the tools node's update
+// chunk or its tool messages in "messages" mode.
+func TestNodeTagsChangeNothing(t *testing.T) {
+	t.Parallel()
+	tags := []string{"langsmith:hidden", "nostream", "team:weather"}
+	run := func(tags []string) []string {
+		tool := cityTool("weather", func(context.Context, engine.ToolInvocation) (any, error) { return "sunny", nil })
+		tn, err := engine.NewToolNode([]engine.Tool{tool}, engine.ToolNodeOptions{Tags: tags})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(tags, tn.Tags()); d != "" {
+			t.Errorf("ToolNode.Tags() (-want +got):\n%s", d)
+		}
+		g, err := engine.CreateReactAgent(engine.ReactAgentConfig{Model: callingModel("weather", engine.NewObject("i", 1)), ToolNode: tn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen []string
+		for part, err := range g.Stream(context.Background(), engine.State{"messages": []engine.Message{engine.HumanMessage("go")}}, engine.Config{}, engine.StreamUpdates, engine.StreamMessages) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch part.Mode {
+			case engine.StreamUpdates:
+				for node := range part.Data.(map[string]any) {
+					seen = append(seen, "updates:"+node)
+				}
+			case engine.StreamMessages:
+				c := part.Data.(engine.MessageChunk)
+				node, _ := c.Metadata.Get("langgraph_node")
+				seen = append(seen, fmt.Sprintf("messages:%s:%s", node, c.Message.Type))
+			}
+		}
+		return seen
+	}
+	with := run(tags)
+	if !slices.Contains(with, "updates:tools") || !slices.Contains(with, "messages:tools:tool") {
+		t.Errorf("stream with tags = %v, want the tools node's update chunk and tool message", with)
+	}
+	if d := cmp.Diff(run(nil), with); d != "" {
+		t.Errorf("stream with tags differs from the stream without (-without +with):\n%s", d)
+	}
+	schema := engine.ToolSchema{Name: "Person", Parameters: engine.NewObject("type", "object", "properties", &engine.Object{})}
+	vn, err := engine.NewValidationNode([]engine.ToolSchema{schema}, engine.ValidationNodeOptions{Tags: tags})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(tags, vn.Tags()); d != "" {
+		t.Errorf("ValidationNode.Tags() (-want +got):\n%s", d)
+	}
+}

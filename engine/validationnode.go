@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -19,6 +20,11 @@ type ValidationNodeOptions struct {
 	// pydantic field validators: a returned error is reported as a
 	// value_error of the call.
 	Checks map[string]func(args *Object) error
+	// Tags are the node's tags (ValidationNode's tags). As in
+	// langgraph-prebuilt they are kept on the node (ValidationNode.Tags)
+	// and change nothing in a run: the node is a RunnableCallable built
+	// with trace=False (tool_validator.py), which never uses them.
+	Tags []string
 }
 
 // ValidationNode validates the tool calls of the last AI message against
@@ -69,6 +75,9 @@ func NewValidationNode(schemas []ToolSchema, opts ValidationNodeOptions) (*Valid
 
 // Name returns the node name.
 func (n *ValidationNode) Name() string { return n.opts.Name }
+
+// Tags returns the node's tags (ValidationNodeOptions.Tags), a copy.
+func (n *ValidationNode) Tags() []string { return slices.Clone(n.opts.Tags) }
 
 // Node returns the ValidationNode as a graph node over a "messages" state.
 func (n *ValidationNode) Node() NodeFunc {

@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"github.com/agenteval/agenteval/report/evalreport"
 	"math"
 	"regexp"
 	"slices"
@@ -18,91 +19,9 @@ import (
 // Alpha is the level below which a p-value makes a change significant.
 const Alpha = 0.05
 
-// Comparison compares a new run (or variant) with a base one, cell by cell
-// and overall.
-type Comparison struct {
-	// Base and New name what is compared: two variants of one eval, or
-	// two reports' files.
-	Base string `json:"base"`
-	New  string `json:"new"`
-	// Cells pair the cells both sides have, in the new side's order.
-	Cells []CellDelta `json:"cells"`
-	// Overall compares the macro pass rates, one entry per variant.
-	Overall []OverallDelta `json:"overall"`
-	// OnlyBase and OnlyNew name the cells one side lacks.
-	OnlyBase []string `json:"only_base,omitempty"`
-	OnlyNew  []string `json:"only_new,omitempty"`
-}
-
-// CellDelta is one cell in both runs.
-type CellDelta struct {
-	// ID is the cell's scenario (and case); Variant its variant on the new
-	// side.
-	ID      string `json:"id"`
-	Variant string `json:"variant"`
-	// PassRate is the change in pass rate, tested with Barnard's exact
-	// test (stats.CompareProportions).
-	PassRate RateDelta `json:"pass_rate"`
-	// CostUSD and Tokens compare the per-trial values with a two-sided
-	// Mann-Whitney U test.
-	CostUSD MedianDelta `json:"cost_usd"`
-	Tokens  MedianDelta `json:"tokens"`
-	// LatencyMS compares wall-clock latencies; only when both reports
-	// have timings (never inside one eval report, which must be stable).
-	LatencyMS *MedianDelta `json:"latency_ms,omitempty"`
-}
-
-// RateDelta is a change in pass rate.
-type RateDelta struct {
-	BasePassed int     `json:"base_passed"`
-	BaseN      int     `json:"base_n"`
-	NewPassed  int     `json:"new_passed"`
-	NewN       int     `json:"new_n"`
-	Base       float64 `json:"base"`
-	New        float64 `json:"new"`
-	// Delta is New − Base with Newcombe's 95% interval [Lo, Hi].
-	Delta float64 `json:"delta"`
-	Lo    float64 `json:"lo"`
-	Hi    float64 `json:"hi"`
-	// P is the two-sided p-value of Test ("barnard" or "fisher").
-	P           float64 `json:"p"`
-	Test        string  `json:"test"`
-	Significant bool    `json:"significant"`
-}
-
-// MedianDelta is a change in a per-trial quantity's median.
-type MedianDelta struct {
-	Base float64 `json:"base"`
-	New  float64 `json:"new"`
-	// Ratio is New/Base (0 when Base is 0).
-	Ratio       float64 `json:"ratio"`
-	P           float64 `json:"p"`
-	Significant bool    `json:"significant"`
-}
-
-// OverallDelta compares one variant's macro pass rate over the scenarios
-// both sides ran.
-type OverallDelta struct {
-	Variant string  `json:"variant"`
-	Cells   int     `json:"cells"`
-	Base    float64 `json:"base"`
-	New     float64 `json:"new"`
-	// Delta is the mean over cells of the change in pass rate, [Lo, Hi]
-	// its 95% t interval, P the paired t test's p-value (see the package
-	// doc); with one cell, that cell's Barnard test.
-	Delta       float64 `json:"delta"`
-	Lo          float64 `json:"lo"`
-	Hi          float64 `json:"hi"`
-	P           float64 `json:"p"`
-	Test        string  `json:"test"`
-	Significant bool    `json:"significant"`
-	// CostUSD compares the cost of every trial of the variant.
-	CostUSD MedianDelta `json:"cost_usd"`
-}
-
 // compareVariants compares variant cur with variant base inside one report.
-func compareVariants(r *Report, base, cur string) Comparison {
-	var b, n []*Cell
+func compareVariants(r *evalreport.Report, base, cur string) evalreport.Comparison {
+	var b, n []*evalreport.Cell
 	for i := range r.Cells {
 		switch r.Cells[i].Variant {
 		case base:
@@ -111,7 +30,7 @@ func compareVariants(r *Report, base, cur string) Comparison {
 			n = append(n, &r.Cells[i])
 		}
 	}
-	c := compareCells(b, n, false, func(x *Cell) string { return x.ID })
+	c := compareCells(b, n, false, func(x *evalreport.Cell) string { return x.ID })
 	c.Base, c.New = base, cur
 	return c
 }
@@ -119,27 +38,27 @@ func compareVariants(r *Report, base, cur string) Comparison {
 // Compare compares report cur with report base: each cell (scenario, case
 // and variant) both have, and each variant overall. baseName and curName
 // label the sides.
-func Compare(base, cur *Report, baseName, curName string) Comparison {
-	ptrs := func(r *Report) []*Cell {
-		out := make([]*Cell, len(r.Cells))
+func Compare(base, cur *evalreport.Report, baseName, curName string) evalreport.Comparison {
+	ptrs := func(r *evalreport.Report) []*evalreport.Cell {
+		out := make([]*evalreport.Cell, len(r.Cells))
 		for i := range r.Cells {
 			out[i] = &r.Cells[i]
 		}
 		return out
 	}
-	c := compareCells(ptrs(base), ptrs(cur), true, func(x *Cell) string { return x.ID + " × " + x.Variant })
+	c := compareCells(ptrs(base), ptrs(cur), true, func(x *evalreport.Cell) string { return x.ID + " × " + x.Variant })
 	c.Base, c.New = baseName, curName
 	return c
 }
 
-func compareCells(base, cur []*Cell, timings bool, key func(*Cell) string) Comparison {
-	var c Comparison
-	byKey := map[string]*Cell{}
+func compareCells(base, cur []*evalreport.Cell, timings bool, key func(*evalreport.Cell) string) evalreport.Comparison {
+	var c evalreport.Comparison
+	byKey := map[string]*evalreport.Cell{}
 	for _, b := range base {
 		byKey[key(b)] = b
 	}
 	seen := map[string]bool{}
-	type pair struct{ b, n *Cell }
+	type pair struct{ b, n *evalreport.Cell }
 	byVariant := map[string][]pair{}
 	var variants []string
 	for _, n := range cur {
@@ -150,13 +69,14 @@ func compareCells(base, cur []*Cell, timings bool, key func(*Cell) string) Compa
 			c.OnlyNew = append(c.OnlyNew, k)
 			continue
 		}
-		d := CellDelta{ID: n.ID, Variant: n.Variant, PassRate: rateDelta(b.Passed, b.N, n.Passed, n.N)}
+		d := evalreport.CellDelta{ID: n.ID, Variant: n.Variant, PassRate: rateDelta(b.Passed, b.N, n.Passed, n.N)}
 		d.CostUSD = medianDelta(trialValues(b, costOf), trialValues(n, costOf))
 		d.Tokens = medianDelta(trialValues(b, tokensOf), trialValues(n, tokensOf))
 		if timings && b.Timing != nil && n.Timing != nil {
 			m := medianDelta(trialValues(b, latencyOf), trialValues(n, latencyOf))
 			d.LatencyMS = &m
 		}
+		d.Scores = scoreDeltas(b, n)
 		c.Cells = append(c.Cells, d)
 		if _, ok := byVariant[n.Variant]; !ok {
 			variants = append(variants, n.Variant)
@@ -170,7 +90,7 @@ func compareCells(base, cur []*Cell, timings bool, key func(*Cell) string) Compa
 	}
 	for _, v := range variants {
 		ps := byVariant[v]
-		o := OverallDelta{Variant: v, Cells: len(ps)}
+		o := evalreport.OverallDelta{Variant: v, Cells: len(ps)}
 		var diffs, bc, nc []float64
 		for _, p := range ps {
 			br, nr := rate(p.b), rate(p.n)
@@ -195,7 +115,7 @@ func compareCells(base, cur []*Cell, timings bool, key func(*Cell) string) Compa
 	return c
 }
 
-func rate(c *Cell) float64 {
+func rate(c *evalreport.Cell) float64 {
 	if c.N == 0 {
 		return 0
 	}
@@ -222,9 +142,9 @@ func pairedT(d []float64) (lo, hi, p float64) {
 	return mean - q*se, mean + q*se, math.Min(1, p)
 }
 
-func rateDelta(bc, bn, nc, nn int) RateDelta {
+func rateDelta(bc, bn, nc, nn int) evalreport.RateDelta {
 	cp := stats.CompareProportions(bc, bn, nc, nn)
-	d := RateDelta{BasePassed: bc, BaseN: bn, NewPassed: nc, NewN: nn, Base: finite(cp.P1), New: finite(cp.P2), Delta: finite(cp.Delta), Lo: finite(cp.Lo), Hi: finite(cp.Hi), P: cp.P, Test: cp.Test}
+	d := evalreport.RateDelta{BasePassed: bc, BaseN: bn, NewPassed: nc, NewN: nn, Base: finite(cp.P1), New: finite(cp.P2), Delta: finite(cp.Delta), Lo: finite(cp.Lo), Hi: finite(cp.Hi), P: cp.P, Test: cp.Test}
 	if math.IsNaN(d.P) {
 		d.P = 1
 	}
@@ -232,8 +152,8 @@ func rateDelta(bc, bn, nc, nn int) RateDelta {
 	return d
 }
 
-func medianDelta(b, n []float64) MedianDelta {
-	m := MedianDelta{Base: spreadOf(b).Median, New: spreadOf(n).Median}
+func medianDelta(b, n []float64) evalreport.MedianDelta {
+	m := evalreport.MedianDelta{Base: spreadOf(b).Median, New: spreadOf(n).Median}
 	if m.Base != 0 {
 		m.Ratio = m.New / m.Base
 	}
@@ -246,16 +166,52 @@ func medianDelta(b, n []float64) MedianDelta {
 	return m
 }
 
-func costOf(t Trial) float64   { return t.Usage.CostUSD }
-func tokensOf(t Trial) float64 { return float64(t.Usage.TotalTokens) }
-func latencyOf(t Trial) float64 {
+// scoreDeltas compares the mean of each named score that both cells
+// have, by name, with a two-sided Mann-Whitney U test on the per-trial
+// scores: a rank test, since scores are bounded, often tied and far
+// from normal at the trials an eval runs.
+func scoreDeltas(b, n *evalreport.Cell) []evalreport.ScoreDelta {
+	bs, ns := scoreValues(b), scoreValues(n)
+	var out []evalreport.ScoreDelta
+	for _, st := range n.Scores {
+		bx, ok := bs[st.Name]
+		if !ok {
+			continue
+		}
+		nx := ns[st.Name]
+		d := evalreport.ScoreDelta{Name: st.Name, Grader: st.Grader, Base: stat.Mean(bx, nil), New: stat.Mean(nx, nil)}
+		d.Delta = d.New - d.Base
+		d.P = stats.MannWhitneyU(bx, nx).P
+		if math.IsNaN(d.P) {
+			d.P = 1
+		}
+		d.Significant = d.P < Alpha
+		out = append(out, d)
+	}
+	return out
+}
+
+// scoreValues are a cell's per-trial values of each named score.
+func scoreValues(c *evalreport.Cell) map[string][]float64 {
+	out := map[string][]float64{}
+	for _, t := range c.Trials {
+		for _, s := range t.Scores {
+			out[s.Name] = append(out[s.Name], s.Value)
+		}
+	}
+	return out
+}
+
+func costOf(t evalreport.Trial) float64   { return t.Usage.CostUSD }
+func tokensOf(t evalreport.Trial) float64 { return float64(t.Usage.TotalTokens) }
+func latencyOf(t evalreport.Trial) float64 {
 	if t.Timing == nil {
 		return 0
 	}
 	return t.Timing.WallMS
 }
 
-func trialValues(c *Cell, f func(Trial) float64) []float64 {
+func trialValues(c *evalreport.Cell, f func(evalreport.Trial) float64) []float64 {
 	out := make([]float64, len(c.Trials))
 	for i, t := range c.Trials {
 		out[i] = f(t)
@@ -328,31 +284,20 @@ func (t Threshold) holds(v float64) bool {
 	return false
 }
 
-// CheckResult is one threshold checked against one cell or variant.
-type CheckResult struct {
-	Threshold string  `json:"threshold"`
-	Scope     string  `json:"scope"`
-	Got       float64 `json:"got"`
-	Pass      bool    `json:"pass"`
-	// Why explains a threshold that holds only because the change is not
-	// significant.
-	Why string `json:"why,omitempty"`
-}
-
 // ErrThresholdMatchesNothing is wrapped by Check's error for a threshold
 // that selects nothing: a typo must not pass silently.
 var ErrThresholdMatchesNothing = errors.New("threshold matches nothing")
 
 // Check evaluates thresholds against a comparison.
-func Check(c Comparison, thresholds []Threshold) ([]CheckResult, error) {
-	var out []CheckResult
+func Check(c evalreport.Comparison, thresholds []Threshold) ([]evalreport.CheckResult, error) {
+	var out []evalreport.CheckResult
 	var errs []error
 	for _, t := range thresholds {
 		n := 0
 		pick := func(base, cur, ratio, p float64, sig bool, scope string) {
 			n++
 			v := map[string]float64{"delta": cur - base, "ratio": ratio, "new": cur, "base": base}[t.Aggregate]
-			r := CheckResult{Threshold: t.Source, Scope: scope, Got: v, Pass: t.holds(v)}
+			r := evalreport.CheckResult{Threshold: t.Source, Scope: scope, Got: v, Pass: t.holds(v)}
 			if !r.Pass && (t.Aggregate == "delta" || t.Aggregate == "ratio") && !sig {
 				r.Pass, r.Why = true, fmt.Sprintf("not significant (p=%.3f)", p)
 			}
@@ -404,7 +349,7 @@ func ratioOf(a, b float64) float64 {
 }
 
 // scopeMatches matches "*", a cell ID, or "ID × variant".
-func scopeMatches(scope string, d CellDelta) bool {
+func scopeMatches(scope string, d evalreport.CellDelta) bool {
 	scope = strings.TrimSpace(scope)
 	if scope == "*" || scope == d.ID {
 		return true
@@ -414,7 +359,7 @@ func scopeMatches(scope string, d CellDelta) bool {
 }
 
 // variantsOf lists the variants of the cells in first-seen order.
-func variantsOf(cells []Cell) []string {
+func variantsOf(cells []evalreport.Cell) []string {
 	var out []string
 	for _, c := range cells {
 		if !slices.Contains(out, c.Variant) {

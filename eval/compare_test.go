@@ -2,6 +2,7 @@ package eval
 
 import (
 	"errors"
+	"github.com/agenteval/agenteval/report/evalreport"
 	"math"
 	"strings"
 	"testing"
@@ -13,20 +14,20 @@ import (
 
 // cell makes a cell of n trials, the first passed of which pass, each
 // costing cost.
-func cell(id, variant string, passed, n int, cost float64) Cell {
-	c := Cell{Scenario: id, ID: id, Variant: variant}
+func cell(id, variant string, passed, n int, cost float64) evalreport.Cell {
+	c := evalreport.Cell{Scenario: id, ID: id, Variant: variant}
 	for i := range n {
 		st := report.StatusFail
 		if i < passed {
 			st = report.StatusPass
 		}
-		c.Trials = append(c.Trials, Trial{Index: i + 1, Status: st, Usage: report.Usage{CostUSD: cost, TotalTokens: 100}})
+		c.Trials = append(c.Trials, evalreport.Trial{Index: i + 1, Status: st, Usage: report.Usage{CostUSD: cost, TotalTokens: 100}})
 	}
 	return c
 }
 
-func reportOf(cells ...Cell) *Report {
-	r := &Report{Schema: Schema, Eval: "t", TrialsPerCell: 10, Control: "a", Variants: []VariantInfo{{Name: "a"}}, Cells: cells}
+func reportOf(cells ...evalreport.Cell) *evalreport.Report {
+	r := &evalreport.Report{Schema: evalreport.Schema, Eval: "t", TrialsPerCell: 10, Control: "a", Variants: []evalreport.VariantInfo{{Name: "a"}}, Cells: cells}
 	Recompute(r)
 	return r
 }
@@ -126,14 +127,14 @@ func TestCompareAndCheck(t *testing.T) {
 
 func TestCellStatistics(t *testing.T) {
 	c := cell("s", "a", 7, 10, 0)
-	c.Thresholds = &Thresholds{PassRate: &MinThreshold{Min: 0.8}, PassAt: &KThreshold{K: 3, Min: 0.95}, PassHat: &KThreshold{K: 20, Min: 0}}
+	c.Thresholds = &evalreport.Thresholds{PassRate: &evalreport.MinThreshold{Min: 0.8}, PassAt: &evalreport.KThreshold{K: 3, Min: 0.95}, PassHat: &evalreport.KThreshold{K: 20, Min: 0}}
 	c.Trials[9].Status = report.StatusError
 	computeCell(&c, 0)
 	if c.N != 10 || c.Passed != 7 || c.Errored != 1 || c.Verdict != "error" {
 		t.Errorf("counts: n %d passed %d errored %d verdict %s", c.N, c.Passed, c.Errored, c.Verdict)
 	}
 	// pass@3 = 1 − C(3,3)/C(10,3) = 1 − 1/120; pass^3 = C(7,3)/C(10,3) = 35/120
-	want := []KValue{{1, 0.7}, {3, 1 - 1.0/120}, {5, 1}, {10, 1}}
+	want := []evalreport.KValue{{K: 1, Value: 0.7}, {K: 3, Value: 1 - 1.0/120}, {K: 5, Value: 1}, {K: 10, Value: 1}}
 	if diff := cmp.Diff(want, c.PassAt, cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-12 })); diff != "" {
 		t.Errorf("pass@k mismatch (-want +got):\n%s", diff)
 	}

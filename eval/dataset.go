@@ -1,17 +1,19 @@
 package eval
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agenteval/agenteval/engine"
 	"github.com/agenteval/agenteval/harness"
@@ -21,62 +23,89 @@ import (
 type Case struct {
 	Name string
 	Vars map[string]string
+	// At is where the row is: "cities.csv:3" for a file's row, the eval
+	// file's "suite.yaml:12" for an inline one.
+	At string
 }
 
-// cases reads a dataset's rows: File's first, then the inline ones.
-func (f *File) cases(i int) ([]Case, error) {
+// datasetRow is a row read from a dataset, with where it is.
+type datasetRow struct {
+	vars map[string]string
+	// file, line and col place the row; field is its field in the eval
+	// file for an inline row, "" for a file's.
+	file      string
+	line, col int
+	field     string
+}
+
+func (r datasetRow) at() string { return r.file + ":" + strconv.Itoa(r.line) }
+
+// problem is a problem with the row, at its place.
+func (r datasetRow) problem(format string, args ...any) Problem {
+	return Problem{File: r.file, Line: r.line, Col: r.col, Field: r.field, Message: fmt.Sprintf(format, args...)}
+}
+
+// cases reads a dataset's rows, File's first, then the inline ones, and
+// names them; every problem of the dataset is reported at once, each at
+// its file:line.
+func (f *File) cases(i int) ([]Case, []Problem) {
 	d := f.Datasets[i]
 	field := joinIndex("datasets", i)
-	var rows []map[string]string
+	var rows []datasetRow
+	var problems []Problem
 	if d.File != "" {
 		path := filepath.Join(f.Dir(), filepath.FromSlash(d.File))
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return nil, f.problem(field+".file", "%v", err)
+			return nil, f.problem(field+".file", "%v", err).(*LoadError).Problems
 		}
 		switch strings.ToLower(filepath.Ext(path)) {
 		case ".csv":
-			rows, err = csvRows(data)
+			rows, problems = csvRows(path, data)
 		case ".jsonl":
-			rows, err = jsonlRows(data)
+			rows, problems = jsonlRows(path, data)
 		default:
-			err = errors.New("expected a .csv or .jsonl file")
-		}
-		if err != nil {
-			return nil, f.problem(field+".file", "%s: %v", d.File, err)
+			return nil, f.problem(field+".file", "%s: expected a .csv or .jsonl file", d.File).(*LoadError).Problems
 		}
 	}
 	for j, r := range d.Rows {
+		rf := joinIndex(field+".rows", j)
+		at := f.Pos(rf)
 		o, _ := r.V.(*engine.Object)
-		row := map[string]string{}
+		row := datasetRow{vars: map[string]string{}, file: f.Path, line: at.Line, col: at.Col, field: rf}
 		for _, k := range o.Keys() {
 			v, _ := o.Get(k)
-			row[k] = scalarString(v)
+			row.vars[k] = scalarString(v)
 		}
-		_ = j
 		rows = append(rows, row)
 	}
+	if len(rows) == 0 && len(problems) == 0 {
+		problems = append(problems, f.problem(field, "the dataset has no rows").(*LoadError).Problems...)
+	}
 	var out []Case
-	seen := map[string]int{}
+	seen := map[string]datasetRow{}
 	for j, row := range rows {
 		name := "case-" + strconv.Itoa(j+1)
 		if d.Name != "" {
 			var missing []string
-			name = substitute(d.Name, row, &missing)
+			name = substitute(d.Name, row.vars, &missing)
 			if len(missing) > 0 {
-				return nil, f.problem(field+".name", "row %d has no variable %s", j+1, strings.Join(missing, ", "))
+				problems = append(problems, row.problem("the row has no %s for the case name (%s.name %q)", strings.Join(uniq(missing), ", "), field, d.Name))
+				continue
 			}
 		}
 		if !caseNameRE.MatchString(name) {
-			return nil, f.problem(field+".name", "case name %q of row %d: use letters, digits, '_', '.' and '-' (it names cassette folders)", name, j+1)
+			problems = append(problems, row.problem("case name %q (%s.name): use letters, digits, '_', '.' and '-' (it names cassette folders)", name, field))
+			continue
 		}
-		if k, dup := seen[name]; dup {
-			return nil, f.problem(field+".name", "rows %d and %d are both named %q", k+1, j+1, name)
+		if first, dup := seen[name]; dup {
+			problems = append(problems, row.problem("case name %q is also the row's at %s (%s.name)", name, first.at(), field))
+			continue
 		}
-		seen[name] = j
-		out = append(out, Case{Name: name, Vars: row})
+		seen[name] = row
+		out = append(out, Case{Name: name, Vars: row.vars, At: row.at()})
 	}
-	return out, nil
+	return out, problems
 }
 
 var caseNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
@@ -97,62 +126,198 @@ func scalarString(v any) string {
 	return fmt.Sprint(v)
 }
 
-func csvRows(data []byte) ([]map[string]string, error) {
-	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
-	if err != nil {
-		return nil, err
+// csvRows reads a CSV file whose first row names the variables (spaces
+// around a name and a UTF-8 byte order mark are dropped). Every problem
+// is at its line and column: a row with another number of fields than
+// the header, a bad quote, an empty or repeated column name.
+func csvRows(path string, data []byte) ([]datasetRow, []Problem) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	rd := csv.NewReader(bytes.NewReader(data))
+	var (
+		head     []string
+		rows     []datasetRow
+		problems []Problem
+	)
+	at := func(line, col int, field, format string, args ...any) {
+		problems = append(problems, Problem{File: path, Line: line, Col: col, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
-	if len(recs) == 0 {
-		return nil, errors.New("no header row")
-	}
-	head := recs[0]
-	var rows []map[string]string
-	for _, rec := range recs[1:] {
-		row := map[string]string{}
-		for i, h := range head {
-			row[strings.TrimSpace(h)] = rec[i]
+	for {
+		rec, err := rd.Read()
+		if err == io.EOF {
+			break
 		}
-		rows = append(rows, row)
-	}
-	return rows, nil
-}
-
-func jsonlRows(data []byte) ([]map[string]string, error) {
-	var rows []map[string]string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	// the file is in memory already: a line may be as long as the file
-	// (a 1 MiB cap refused long documents as "token too long")
-	sc.Buffer(nil, len(data)+1)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			at(pe.Line, max(pe.Column, 1), "", "%v", pe.Err)
+			if !errors.Is(pe.Err, csv.ErrFieldCount) {
+				return nil, problems // the rest cannot be read reliably
+			}
 			continue
 		}
-		v, err := engine.DecodeJSON([]byte(text))
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+			at(0, 0, "", "%v", err)
+			return nil, problems
 		}
-		o, ok := v.(*engine.Object)
-		if !ok {
-			return nil, fmt.Errorf("line %d: expected a JSON object", line)
-		}
-		row := map[string]string{}
-		for _, k := range o.Keys() {
-			e, _ := o.Get(k)
-			switch e.(type) {
-			case *engine.Object, []any:
-				return nil, fmt.Errorf("line %d: %s: values are strings, numbers or booleans", line, k)
+		line, _ := rd.FieldPos(0)
+		if head == nil {
+			head = make([]string, len(rec))
+			seen := map[string]int{}
+			for i, h := range rec {
+				h = strings.TrimSpace(h)
+				head[i] = h
+				_, col := rd.FieldPos(i)
+				switch k, dup := seen[h]; {
+				case h == "":
+					at(line, col, "", "column %d has no name: the first row names the variables", i+1)
+				case dup:
+					at(line, col, h, "column %d has the name of column %d", i+1, k+1)
+				default:
+					seen[h] = i
+				}
 			}
-			row[k] = scalarString(e)
+			continue
+		}
+		row := datasetRow{vars: map[string]string{}, file: path, line: line, col: 1}
+		for i, h := range head {
+			row.vars[h] = rec[i]
 		}
 		rows = append(rows, row)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+	switch {
+	case head == nil:
+		at(0, 0, "", "no header row: the first row names the variables")
+	case len(rows) == 0 && len(problems) == 0:
+		at(0, 0, "", "no rows under the header")
 	}
-	return rows, nil
+	return rows, problems
+}
+
+// jsonlRows reads a JSON Lines file: one JSON object per line, whose
+// values are strings, numbers, booleans or null (a number keeps its
+// text; null is ""); blank lines are skipped. Every problem is at its
+// line and column, and names the key it concerns.
+func jsonlRows(path string, data []byte) ([]datasetRow, []Problem) {
+	var rows []datasetRow
+	var problems []Problem
+	for n, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if n == 0 {
+			line = bytes.TrimPrefix(line, []byte("\ufeff"))
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		vars, ps := jsonlRow(line)
+		for _, p := range ps {
+			p.File, p.Line = path, n+1
+			problems = append(problems, p)
+		}
+		if len(ps) == 0 {
+			rows = append(rows, datasetRow{vars: vars, file: path, line: n + 1, col: 1})
+		}
+	}
+	if len(rows) == 0 && len(problems) == 0 {
+		problems = append(problems, Problem{File: path, Message: "no rows: a .jsonl dataset has one JSON object per line"})
+	}
+	return rows, problems
+}
+
+// jsonlRow reads one line of a JSON Lines dataset; its problems have a
+// column and, when they concern a key, that key as Field.
+func jsonlRow(line []byte) (map[string]string, []Problem) {
+	col := func(off int64) int { return utf8.RuneCount(line[:min(int(off), len(line))]) + 1 }
+	// start is where the next token begins, past spaces and a comma
+	start := func(off int64) int {
+		i := int(off)
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == ',' || line[i] == ':') {
+			i++
+		}
+		return col(int64(i))
+	}
+	syntax := func(err error, off int64) []Problem {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			off = se.Offset
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return []Problem{{Col: col(int64(len(line))), Message: "the line ends inside its JSON object"}}
+		}
+		return []Problem{{Col: col(off), Message: "not JSON: " + strings.TrimPrefix(err.Error(), "json: ")}}
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, syntax(err, dec.InputOffset())
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, []Problem{{Col: start(0), Message: fmt.Sprintf("a row is a JSON object, not %s", jsonKind(tok))}}
+	}
+	vars := map[string]string{}
+	var problems []Problem
+	for dec.More() {
+		kc := start(dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, syntax(err, dec.InputOffset())
+		}
+		key, _ := tok.(string)
+		vc := start(dec.InputOffset())
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			ps := syntax(err, 0)
+			if !errors.Is(err, io.ErrUnexpectedEOF) {
+				ps[0].Col = vc // the bad value starts here
+			}
+			return nil, ps
+		}
+		if _, dup := vars[key]; dup {
+			problems = append(problems, Problem{Col: kc, Field: key, Message: "the key is in the row twice"})
+			continue
+		}
+		v, err := engine.DecodeJSON(raw)
+		if err != nil {
+			return nil, syntax(err, dec.InputOffset())
+		}
+		switch v.(type) {
+		case *engine.Object, []any:
+			problems = append(problems, Problem{Col: vc, Field: key, Message: fmt.Sprintf("values are strings, numbers, booleans or null, not %s", jsonKind(v))})
+			continue
+		}
+		vars[key] = scalarString(v)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, syntax(err, dec.InputOffset())
+	}
+	end := dec.InputOffset()
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, []Problem{{Col: start(end), Message: "one JSON object per line: more follows the row's"}}
+	}
+	return vars, problems
+}
+
+// jsonKind names a JSON value's kind for messages.
+func jsonKind(v any) string {
+	switch v := v.(type) {
+	case *engine.Object:
+		return "an object"
+	case []any:
+		return "an array"
+	case json.Delim:
+		if v == '[' {
+			return "an array"
+		}
+		return "an object"
+	case string:
+		return "a string"
+	case json.Number, float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", v)
 }
 
 var varRE = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
@@ -182,7 +347,7 @@ func instantiate(s *harness.Scenario, c Case) (*harness.Scenario, error) {
 	var missing []string
 	out := deepCopy(reflect.ValueOf(s), func(x string) string { return substitute(x, c.Vars, &missing) })
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("%s: case %s: no value for {{%s}}", s.File, c.Name, strings.Join(uniq(missing), "}}, {{"))
+		return nil, fmt.Errorf("%s: case %s (%s): no value for {{%s}}", s.File, c.Name, c.At, strings.Join(uniq(missing), "}}, {{"))
 	}
 	return out.Interface().(*harness.Scenario), nil
 }

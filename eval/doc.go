@@ -67,32 +67,61 @@
 // expectations, prompt, ...) replaced by the row's value. A case is named by
 // the name template, appears as "scenario[case]" in reports, and has its
 // own trials and cassettes. A {{name}} the row lacks is an error naming the
-// case.
+// case and its row.
+//
+// Rows come from the dataset's file, then its inline rows:
+//
+//   - .csv: the first row names the variables (spaces around a name and
+//     a UTF-8 byte order mark are dropped); every other row is a case,
+//     its fields as they are. A quoted field may span lines.
+//   - .jsonl: one JSON object per line, its values strings, numbers
+//     (kept as written: 18.50 stays "18.50"), booleans or null ("");
+//     blank lines are skipped.
+//   - rows: objects in the eval file, with the same kinds of values.
+//
+// Problems are reported all at once, each at the file:line:col of its row
+// (the dataset file's, or the eval file's for an inline row) and, when it
+// concerns one, the column or key: a line that is not JSON or not an
+// object, a nested value, a key twice in a row, a CSV row with another
+// number of fields than the header, a bad quote, a missing or repeated
+// column name, an empty file, a row the name template cannot name, a case
+// name that cannot name a folder, and two rows (in one dataset, or in two
+// datasets of one scenario) with the same case name:
+//
+//	cities.jsonl:3:10: city: values are strings, numbers, booleans or null, not an object
+//	cities.csv:4:1: wrong number of fields
+//	cities.csv:5:1: case name "Paris" is also the row's at cities.csv:2 (datasets[0].name)
 //
 // # Trials
 //
 // A trial is one run of a scenario (case) under a variant: a new agent,
 // new threads, a new virtual clock and scripted models from their first
 // answer, so no state passes between trials; live trials are independent
-// samples. Trial k of a provider variant replays its own cassette,
+// samples. Trial k of a cell that calls a provider model (the agent's,
+// or a judge's behind a scripted agent) replays its own cassette,
 //
 //	<cassettes>/<scenario path>[/<case>]/<variant>/trial-<k>.yaml
 //
 // (the scenario path is its file's path below the root, without extension).
 // Replay never touches the network, and a missing cassette fails that trial
 // with an error naming it ("react/weather × gpt trial 3: ..."); a
-// replay-or-record run records exactly the trials whose cassette is missing.
-// Scripted variants need no cassettes. Trials run in this order, up to
-// Options.Parallel at once: trial 1 of every cell (scenario × case ×
-// variant, sorted), then trial 2, and so on, so that a budget that runs out
-// leaves the cells balanced. The report is the same at any parallelism,
-// timings aside.
+// replay-or-record run records exactly the trials whose cassette is
+// missing. Cells with scripted models only need no cassettes. Trials run
+// in this order, up to Options.Parallel at once: trial 1 of every cell
+// (scenario × case × variant, sorted), then trial 2, and so on, so that a
+// budget that runs out leaves the cells balanced. The report is the same
+// at any parallelism, timings aside.
 //
-// A trial's outcome is its status (pass: every expectation and invariant
-// held; fail; error: it could not run), one score in [0, 1] per expectation
-// and invariant, named as harness names them ("final", "trajectory",
-// "invariant: message ids unique"), its usage (tokens, cost from the
-// cassette's usage and the price table) and its wall-clock latency.
+// A trial's outcome is its status (pass: every expectation, grader and
+// invariant held; fail; error: it could not run, or a grader could not
+// grade), one named score in [0, 1] per expectation and invariant (1 held,
+// 0 did not) and per grader (the score it gave: a judge's, a
+// trajectory_score's alignment, an args or answer matcher's, an order's,
+// a Go or command grader's), named as harness names them ("final",
+// "trajectory", "invariant: message ids unique", "graders[0] (judge)" or
+// the grader's own name), its usage (tokens, cost from the cassette's
+// usage and the price table) and its wall-clock latency. Go graders come
+// from Options.Graders.
 //
 // # Budget and shards
 //
@@ -119,8 +148,9 @@
 //   - pass@k = 1 − C(n−c, k)/C(n, k) and pass^k = C(c, k)/C(n, k) for k in
 //     1, 3, 5, 10 up to n, the unbiased estimators (stats.PassAtK,
 //     stats.PassHatK).
-//   - the mean of each named score with a percentile bootstrap interval,
-//     2,000 resamples seeded by the file's seed and FNV-1a of the cell and
+//   - the mean of each named score over the trials that have it (errored
+//     trials have none) with a percentile bootstrap interval, 2,000
+//     resamples seeded by the file's seed and FNV-1a of the cell and
 //     score (stats.BootstrapMeanCI).
 //   - cost, tokens and latency: median and 90th percentile (linear
 //     interpolation between order statistics).
@@ -148,6 +178,10 @@
 //     gives way to Fisher's, whose conservatism fades with n.
 //   - the change in median cost, tokens and (across reports with timings)
 //     latency, with a two-sided Mann-Whitney U test.
+//   - the change in the mean of each named score both cells have, with a
+//     two-sided Mann-Whitney U test on the per-trial scores (a rank test:
+//     scores are bounded, often tied and far from normal at the trials an
+//     eval runs; stats.MannWhitneyU corrects for ties).
 //
 // Overall, per variant: the change in macro pass rate, the mean over cells
 // of d_s = new_s − base_s, with the paired t test over scenarios (t =
@@ -170,22 +204,9 @@
 //
 // # Report
 //
-// The JSON report (WriteJSON, ReadJSON; schema "agenteval.eval/v1") holds
-// the eval's name, trials per cell, seed, control and variants (with what
-// each overrides); the cells, sorted by scenario and case and then variant
-// in file order, each with n, passed, errored, pass_rate {value, lo, hi},
-// pass_at and pass_hat [{k, value}], scores [{name, value, lo, hi}],
-// cost_usd and tokens {median, p90}, thresholds, verdict and every trial
-// {index, status, message, scores, final, usage, cassette}; suite (one
-// entry per variant: cells, trials, macro_pass_rate, cost_usd); comparisons
-// with the control; thresholds checked; budget and shards when set. The
-// wall-clock data, and nothing else, sits in "timing" objects (the run's,
-// each cell's latency and each trial's), which StripTiming removes. NaNs
-// are never written.
-//
-// WriteText prints the grid for a terminal, WriteMarkdown a pull-request
-// comment (variant × scenario pass rates with intervals, broken thresholds
-// ❌ and significant drops against the control 🔻), WriteHTML a page with
-// the grid and interval bars, WriteJUnit one test case per scenario ×
-// variant whose verdict is its thresholds.
+// Run returns, and Merge and Recompute fill, an evalreport.Report: every
+// trial and the statistics above. Package report/evalreport holds its
+// types, its JSON layout ("agenteval.eval/v1") and its writers (text,
+// Markdown, HTML, JUnit, and report compare's table); this package
+// computes what goes in it.
 package eval

@@ -21,6 +21,7 @@ import (
 
 	"github.com/agenteval/agenteval/engine"
 	"github.com/agenteval/agenteval/harness"
+	"github.com/agenteval/agenteval/report/evalreport"
 )
 
 // SchemaID is the $id of the eval file's JSON Schema.
@@ -63,9 +64,9 @@ type File struct {
 	Control string `json:"control,omitempty"`
 	// Thresholds apply to every scenario × variant unless
 	// ScenarioThresholds names the scenario.
-	Thresholds *Thresholds `json:"thresholds,omitempty"`
+	Thresholds *evalreport.Thresholds `json:"thresholds,omitempty"`
 	// ScenarioThresholds are thresholds by scenario name.
-	ScenarioThresholds map[string]Thresholds `json:"scenario_thresholds,omitempty"`
+	ScenarioThresholds map[string]evalreport.Thresholds `json:"scenario_thresholds,omitempty"`
 	// Variants are the variants, at least one.
 	Variants []Variant `json:"variants"`
 	// Datasets fill scenario templates with cases.
@@ -78,25 +79,6 @@ type File struct {
 	// Run reads. Not read from the file.
 	Limits harness.Limits `json:"-"`
 	pos    map[string]Position
-}
-
-// Thresholds are the levels a scenario × variant must reach; every set
-// field is one threshold.
-type Thresholds struct {
-	PassRate *MinThreshold `json:"pass_rate,omitempty"`
-	PassAt   *KThreshold   `json:"pass_at,omitempty"`
-	PassHat  *KThreshold   `json:"pass_hat,omitempty"`
-}
-
-// MinThreshold asks for a value of at least Min.
-type MinThreshold struct {
-	Min float64 `json:"min"`
-}
-
-// KThreshold asks for pass@k (or pass^k) of at least Min.
-type KThreshold struct {
-	K   int     `json:"k"`
-	Min float64 `json:"min"`
 }
 
 // Variant overrides parts of every scenario it runs. Unset fields leave the
@@ -378,7 +360,7 @@ func (f *File) ControlName() string {
 }
 
 // ThresholdsFor returns the thresholds of the named scenario.
-func (f *File) ThresholdsFor(scenario string) *Thresholds {
+func (f *File) ThresholdsFor(scenario string) *evalreport.Thresholds {
 	if t, ok := f.ScenarioThresholds[scenario]; ok {
 		return &t
 	}

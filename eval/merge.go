@@ -1,11 +1,9 @@
 package eval
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/agenteval/agenteval/report/evalreport"
 	"slices"
 )
 
@@ -15,12 +13,12 @@ import (
 // (name, variants, control, seed, trials per cell and --fail-under); a trial
 // found in two reports, or a shard given twice, is an error. The merged
 // report has no timing.
-func Merge(reps ...*Report) (*Report, error) {
+func Merge(reps ...*evalreport.Report) (*evalreport.Report, error) {
 	if len(reps) == 0 {
 		return nil, errors.New("merge: no reports")
 	}
 	first := reps[0]
-	out := &Report{Schema: Schema, Eval: first.Eval, File: first.File, TrialsPerCell: first.TrialsPerCell, Seed: first.Seed,
+	out := &evalreport.Report{Schema: evalreport.Schema, Eval: first.Eval, File: first.File, TrialsPerCell: first.TrialsPerCell, Seed: first.Seed,
 		Control: first.Control, Variants: first.Variants, FailUnder: first.FailUnder}
 	index := map[string]int{}
 	seenShard := map[string]bool{}
@@ -38,7 +36,7 @@ func Merge(reps ...*Report) (*Report, error) {
 		}
 		if b := r.Budget; b != nil {
 			if out.Budget == nil {
-				out.Budget = &Budget{MaxCostUSD: b.MaxCostUSD, MaxTrials: b.MaxTrials}
+				out.Budget = &evalreport.Budget{MaxCostUSD: b.MaxCostUSD, MaxTrials: b.MaxTrials}
 			}
 			out.Budget.SpentUSD += b.SpentUSD
 			out.Budget.Run += b.Run
@@ -53,7 +51,7 @@ func Merge(reps ...*Report) (*Report, error) {
 			if !ok {
 				k = len(out.Cells)
 				index[key] = k
-				out.Cells = append(out.Cells, Cell{Scenario: c.Scenario, Case: c.Case, ID: c.ID, Variant: c.Variant, Thresholds: c.Thresholds})
+				out.Cells = append(out.Cells, evalreport.Cell{Scenario: c.Scenario, Case: c.Case, ID: c.ID, Variant: c.Variant, Thresholds: c.Thresholds})
 			}
 			for _, t := range c.Trials {
 				tk := fmt.Sprintf("%s\x00%d", key, t.Index)
@@ -83,21 +81,8 @@ func shardCount(shards []string) int {
 	return n
 }
 
-func sameVariants(a, b []VariantInfo) bool {
-	return slices.EqualFunc(a, b, func(x, y VariantInfo) bool {
+func sameVariants(a, b []evalreport.VariantInfo) bool {
+	return slices.EqualFunc(a, b, func(x, y evalreport.VariantInfo) bool {
 		return x.Name == y.Name && x.Model == y.Model && slices.Equal(x.Overrides, y.Overrides)
 	})
-}
-
-// WriteJSONValue writes any value as WriteJSON writes a report.
-func WriteJSONValue(w io.Writer, v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("write json: %w", err)
-	}
-	_, err := w.Write(b.Bytes())
-	return err
 }

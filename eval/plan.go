@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"github.com/agenteval/agenteval/report/evalreport"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,9 +27,9 @@ type planCell struct {
 	// s is the scenario with the case and the variant applied.
 	s *harness.Scenario
 	// cassetteBase is the trial cassettes' path below the cassette folder,
-	// without "/trial-<k>"; empty for scripted models.
+	// without "/trial-<k>"; empty when no provider model (agent or judge) is called.
 	cassetteBase string
-	thresholds   *Thresholds
+	thresholds   *evalreport.Thresholds
 }
 
 // Prepare loads the eval file's scenarios (those with one of its tags, if
@@ -96,21 +97,34 @@ func selectScenarios(f *File) ([]*harness.Scenario, error) {
 }
 
 // casesByScenario reads the datasets' cases, by the scenario each fills.
+// Every dataset's problems are reported at once; two datasets of one
+// scenario must not name two cases alike.
 func casesByScenario(f *File, selected []*harness.Scenario) (map[string][]Case, error) {
 	byName := map[string]*harness.Scenario{}
 	for _, s := range selected {
 		byName[s.Name] = s
 	}
 	casesOf := map[string][]Case{}
+	var problems []Problem
 	for i, d := range f.Datasets {
 		if byName[d.Scenario] == nil {
-			return nil, f.problem(joinIndex("datasets", i)+".scenario", "no scenario named %q is selected", d.Scenario)
+			problems = append(problems, f.problem(joinIndex("datasets", i)+".scenario", "no scenario named %q is selected", d.Scenario).(*LoadError).Problems...)
+			continue
 		}
-		cs, err := f.cases(i)
-		if err != nil {
-			return nil, err
+		cs, ps := f.cases(i)
+		problems = append(problems, ps...)
+		for _, c := range cs {
+			if k := slices.IndexFunc(casesOf[d.Scenario], func(o Case) bool { return o.Name == c.Name }); k >= 0 {
+				at := f.Pos(joinIndex("datasets", i) + ".name")
+				problems = append(problems, Problem{File: f.Path, Line: at.Line, Col: at.Col, Field: joinIndex("datasets", i) + ".name",
+					Message: fmt.Sprintf("case %s (%s) of scenario %s is also a case of another dataset (%s)", c.Name, c.At, d.Scenario, casesOf[d.Scenario][k].At)})
+				continue
+			}
+			casesOf[d.Scenario] = append(casesOf[d.Scenario], c)
 		}
-		casesOf[d.Scenario] = append(casesOf[d.Scenario], cs...)
+	}
+	if len(problems) > 0 {
+		return nil, &LoadError{Problems: problems}
 	}
 	return casesOf, nil
 }
@@ -148,7 +162,7 @@ func (p *Plan) addCells(f *File, s *harness.Scenario, cases []Case, hasDataset b
 				id += "[" + in.c.Name + "]"
 			}
 			c := &planCell{id: id, scenario: s.Name, caseName: in.c.Name, variant: v, variantIndex: vi, s: vs, thresholds: f.ThresholdsFor(s.Name)}
-			if m := vs.Agent.Model; m != "" && m != "scripted" {
+			if usesProvider(vs) {
 				c.cassetteBase = s.Rel
 				if in.c.Name != "" {
 					c.cassetteBase += "/" + in.c.Name
@@ -159,6 +173,20 @@ func (p *Plan) addCells(f *File, s *harness.Scenario, cases []Case, hasDataset b
 		}
 	}
 	return errs
+}
+
+// usesProvider reports whether a scenario calls a provider model, its
+// agent's or a judge's, and so needs a cassette: each trial has its own.
+func usesProvider(s *harness.Scenario) bool {
+	if m := s.Agent.Model; m != "" && m != "scripted" {
+		return true
+	}
+	for _, g := range s.Expect.Graders {
+		if j := g.Judge; j != nil && j.Model != "" && j.Model != "scripted" {
+			return true
+		}
+	}
+	return false
 }
 
 // unusedOverrides reports the variants' tool and middleware overrides
@@ -202,6 +230,9 @@ func applyVariant(f *File, vi int, s *harness.Scenario, used map[string]bool) (*
 	c := deepCopy(reflectValue(s), func(x string) string { return x }).Interface().(*harness.Scenario)
 	c.Expect.Golden = false
 	if v.Prompt != nil {
+		if c.Agent.Kind == "graph" {
+			return nil, f.problem(field+".prompt", "scenario %s is a graph of agents, each with its own prompt (agent.nodes[i].prompt): a variant's prompt has no one agent to go to", s.Name)
+		}
 		c.Agent.Prompt = *v.Prompt
 	}
 	if v.Model != "" {
@@ -252,7 +283,7 @@ func applyVariant(f *File, vi int, s *harness.Scenario, used map[string]bool) (*
 		}
 		c.Agent.Middleware[k].Options = opts
 	}
-	if (c.Agent.Model == "" || c.Agent.Model == "scripted") && c.Script == nil {
+	if (c.Agent.Model == "" || c.Agent.Model == "scripted") && c.Script == nil && usesScenarioModel(c) {
 		return nil, f.problem(field, "scenario %s under variant %s has a scripted model and no script", s.Name, v.Name)
 	}
 	return c, nil
@@ -288,3 +319,12 @@ func filepathJoin(dir, rel string) string {
 }
 
 func filepathToSlash(p string) string { return filepath.ToSlash(p) }
+
+// usesScenarioModel says whether the scenario's own model answers: for a
+// graph of agents, when a node has no model of its own.
+func usesScenarioModel(s *harness.Scenario) bool {
+	if s.Agent.Kind != "graph" {
+		return true
+	}
+	return slices.ContainsFunc(s.Agent.Nodes, func(n harness.Node) bool { return n.Model == "" })
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"github.com/agenteval/agenteval/report/evalreport"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/agenteval/agenteval/cassette"
 	"github.com/agenteval/agenteval/engine"
 	"github.com/agenteval/agenteval/engine/llm"
+	"github.com/agenteval/agenteval/grade"
 	"github.com/agenteval/agenteval/harness"
 	"github.com/agenteval/agenteval/report"
 )
@@ -38,6 +40,9 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// Tools are the Go tools scenarios refer to with "go: true".
 	Tools map[string]engine.Tool
+	// Graders are the Go graders scenarios name with "go: <name>" in
+	// expect.graders (see harness.Options.Graders).
+	Graders map[string]grade.Func
 	// Prices price tokens; nil means llm.DefaultPrices.
 	Prices llm.PriceTable
 	// Parallel is how many trials run at once; 0 means GOMAXPROCS.
@@ -90,7 +95,7 @@ func (p *Plan) jobs(shard harness.Shard) []trialJob {
 // budget) and returns the report with its statistics. Everything in it but
 // the timing fields is the same at any opts.Parallel. ctx cancels the run:
 // no trial is launched after it is done.
-func Run(ctx context.Context, p *Plan, opts Options) *Report {
+func Run(ctx context.Context, p *Plan, opts Options) *evalreport.Report {
 	if opts.Parallel <= 0 {
 		opts.Parallel = runtime.GOMAXPROCS(0)
 	}
@@ -103,7 +108,7 @@ func Run(ctx context.Context, p *Plan, opts Options) *Report {
 	f := p.File
 	hopts := harness.Options{
 		CassetteDir: opts.CassetteDir, Mode: opts.Mode, Overwrite: opts.Overwrite, Transport: opts.Transport,
-		LookupEnv: opts.LookupEnv, Tools: opts.Tools, Prices: opts.Prices, Parallel: 1, Now: opts.Now,
+		LookupEnv: opts.LookupEnv, Tools: opts.Tools, Graders: opts.Graders, Prices: opts.Prices, Parallel: 1, Now: opts.Now,
 		CassetteLimits: f.Limits.Cassette(),
 	}
 	if hopts.CassetteDir == "" {
@@ -114,7 +119,7 @@ func Run(ctx context.Context, p *Plan, opts Options) *Report {
 	hopts = hopts.WithDefaults()
 	jobs := p.jobs(opts.Shard)
 	start := opts.Now()
-	results := make([]*Trial, len(jobs))
+	results := make([]*evalreport.Trial, len(jobs))
 	b := &budget{maxCost: opts.MaxCostUSD, maxTrials: opts.MaxTrials}
 	var (
 		wg   sync.WaitGroup
@@ -150,10 +155,10 @@ func Run(ctx context.Context, p *Plan, opts Options) *Report {
 	}
 	wg.Wait()
 
-	r := &Report{Schema: Schema, Eval: f.EvalName(), File: filepathToSlash(f.Path), TrialsPerCell: f.TrialsPerCell(), Seed: f.Seed, Control: f.ControlName(), FailUnder: opts.FailUnder}
+	r := &evalreport.Report{Schema: evalreport.Schema, Eval: f.EvalName(), File: filepathToSlash(f.Path), TrialsPerCell: f.TrialsPerCell(), Seed: f.Seed, Control: f.ControlName(), FailUnder: opts.FailUnder}
 	for i := range f.Variants {
 		v := &f.Variants[i]
-		r.Variants = append(r.Variants, VariantInfo{Name: v.Name, Description: v.Description, Overrides: v.overrides(), Model: v.Model})
+		r.Variants = append(r.Variants, evalreport.VariantInfo{Name: v.Name, Description: v.Description, Overrides: v.overrides(), Model: v.Model})
 	}
 	if sh := opts.Shard.String(); sh != "" {
 		r.Shards = []string{sh}
@@ -161,7 +166,7 @@ func Run(ctx context.Context, p *Plan, opts Options) *Report {
 	cellOf := map[*planCell]int{}
 	for _, c := range p.cells {
 		cellOf[c] = len(r.Cells)
-		r.Cells = append(r.Cells, Cell{Scenario: c.scenario, Case: c.caseName, ID: c.id, Variant: c.variant.Name, Thresholds: c.thresholds})
+		r.Cells = append(r.Cells, evalreport.Cell{Scenario: c.scenario, Case: c.caseName, ID: c.id, Variant: c.variant.Name, Thresholds: c.thresholds})
 	}
 	spent, ran := 0.0, 0
 	costs := []float64{}
@@ -176,17 +181,17 @@ func Run(ctx context.Context, p *Plan, opts Options) *Report {
 	}
 	spent = sumSorted(costs)
 	if opts.MaxCostUSD > 0 || opts.MaxTrials > 0 {
-		r.Budget = &Budget{MaxCostUSD: opts.MaxCostUSD, MaxTrials: opts.MaxTrials, SpentUSD: spent, Run: ran}
+		r.Budget = &evalreport.Budget{MaxCostUSD: opts.MaxCostUSD, MaxTrials: opts.MaxTrials, SpentUSD: spent, Run: ran}
 		if launched < len(jobs) {
 			r.Budget.Stopped, r.Budget.Unrun, r.Budget.Reason = true, len(jobs)-launched, b.reason
 		}
 	}
 	if ctx.Err() != nil && launched < len(jobs) && r.Budget == nil {
-		r.Budget = &Budget{SpentUSD: spent, Run: ran, Stopped: true, Unrun: len(jobs) - launched, Reason: "cancelled"}
+		r.Budget = &evalreport.Budget{SpentUSD: spent, Run: ran, Stopped: true, Unrun: len(jobs) - launched, Reason: "cancelled"}
 	}
 	Recompute(r)
 	wall := opts.Now().Sub(start)
-	r.Timing = &RunTiming{WallMS: ms(wall), Parallel: opts.Parallel}
+	r.Timing = &evalreport.RunTiming{WallMS: ms(wall), Parallel: opts.Parallel}
 	if wall > 0 {
 		r.Timing.TrialsPerSecond = float64(ran) / wall.Seconds()
 	}
@@ -265,7 +270,7 @@ func usd(x float64) string { return "$" + strconv.FormatFloat(x, 'f', -1, 64) }
 
 // runTrial runs one trial: a fresh agent, threads and scripted positions,
 // its own cassette for provider models.
-func runTrial(ctx context.Context, j trialJob, hopts harness.Options) Trial {
+func runTrial(ctx context.Context, j trialJob, hopts harness.Options) evalreport.Trial {
 	c := j.cell
 	s := c.s
 	if st := c.variant.Stochastic; st != nil && !stochasticRight(st, j.key()) {
@@ -283,25 +288,36 @@ func runTrial(ctx context.Context, j trialJob, hopts harness.Options) Trial {
 		hopts.WrapModel = func(m engine.ChatModel) engine.ChatModel { return paramModel{inner: m, params: params} }
 	}
 	res := harness.RunScenario(ctx, s, hopts)
-	t := Trial{Index: j.index, Status: res.Status, Final: res.Final, Usage: res.Usage, Cassette: res.Cassette}
+	t := evalreport.Trial{Index: j.index, Status: res.Status, Final: res.Final, Usage: res.Usage, Cassette: res.Cassette}
 	if res.Timing != nil {
-		t.Timing = &TrialTiming{WallMS: res.Timing.WallMS}
+		t.Timing = &evalreport.TrialTiming{WallMS: res.Timing.WallMS}
 	}
 	switch res.Status {
 	case report.StatusPass, report.StatusFail:
 		t.Message = res.Message
-		for _, e := range res.Expectations {
-			v := 0.0
-			if e.Passed {
-				v = 1
-			}
-			t.Scores = append(t.Scores, Score{Name: e.Name, Value: v})
-		}
+		t.Scores = trialScores(res.Expectations)
 	default:
 		t.Status = report.StatusError
 		t.Message = fmt.Sprintf("%s × %s trial %d: %s", c.id, c.variant.Name, j.index, res.Message)
 	}
 	return t
+}
+
+// trialScores are a trial's named scores: a grader's score as it gave
+// it, 1 or 0 for an expectation or invariant that held or not.
+func trialScores(es []report.Expectation) []evalreport.Score {
+	out := make([]evalreport.Score, 0, len(es))
+	for _, e := range es {
+		s := evalreport.Score{Name: e.Name, Grader: e.Grader}
+		switch {
+		case e.Score != nil:
+			s.Value = *e.Score
+		case e.Passed:
+			s.Value = 1
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // stochasticRight draws whether a stochastic model answers right in the

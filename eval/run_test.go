@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"context"
+	"github.com/agenteval/agenteval/report/evalreport"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -34,10 +35,10 @@ func prepare(t *testing.T, path string) *Plan {
 	return p
 }
 
-func jsonOf(t *testing.T, r *Report) string {
+func jsonOf(t *testing.T, r *evalreport.Report) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := WriteJSON(&b, StripTiming(r)); err != nil {
+	if err := evalreport.WriteJSON(&b, evalreport.StripTiming(r)); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -79,7 +80,7 @@ func sqrt(x float64) float64 { return math.Sqrt(x) }
 func TestMergedShardsEqualAnUnshardedRun(t *testing.T) {
 	p := prepare(t, "testdata/basic.yaml")
 	whole := Run(context.Background(), p, Options{})
-	var shards []*Report
+	var shards []*evalreport.Report
 	for k := 1; k <= 3; k++ {
 		s := Run(context.Background(), p, Options{Shard: harness.Shard{K: k, N: 3}})
 		if len(s.Shards) != 1 {
@@ -87,10 +88,10 @@ func TestMergedShardsEqualAnUnshardedRun(t *testing.T) {
 		}
 		// through JSON, as the CLI reads them
 		var b bytes.Buffer
-		if err := WriteJSON(&b, s); err != nil {
+		if err := evalreport.WriteJSON(&b, s); err != nil {
 			t.Fatal(err)
 		}
-		back, err := ReadJSON(&b)
+		back, err := evalreport.ReadJSON(&b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +167,7 @@ func TestMaxCostStopsBeforeSpendingMore(t *testing.T) {
 		t.Errorf("Reason = %q", b.Reason)
 	}
 	var out bytes.Buffer
-	if err := WriteText(&out, r); err != nil {
+	if err := evalreport.WriteText(&out, r); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "budget: stopped after 3 trials ($3.0000 spent)") {

@@ -3,6 +3,7 @@ package eval
 import (
 	"cmp"
 	"fmt"
+	"github.com/agenteval/agenteval/report/evalreport"
 	"hash/fnv"
 	"math"
 	"slices"
@@ -28,12 +29,12 @@ var passKs = []int{1, 3, 5, 10}
 // comparisons with the control and the thresholds. Run calls it; Merge
 // calls it on the joined trials, so a merged report's statistics are those
 // of an unsharded run.
-func Recompute(r *Report) {
+func Recompute(r *evalreport.Report) {
 	order := map[string]int{}
 	for i, v := range r.Variants {
 		order[v.Name] = i
 	}
-	slices.SortStableFunc(r.Cells, func(a, b Cell) int {
+	slices.SortStableFunc(r.Cells, func(a, b evalreport.Cell) int {
 		return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(order[a.Variant], order[b.Variant]))
 	})
 	for i := range r.Cells {
@@ -55,11 +56,12 @@ func Recompute(r *Report) {
 }
 
 // computeCell fills a cell's estimates from its trials.
-func computeCell(c *Cell, seed uint64) {
-	slices.SortStableFunc(c.Trials, func(a, b Trial) int { return a.Index - b.Index })
+func computeCell(c *evalreport.Cell, seed uint64) {
+	slices.SortStableFunc(c.Trials, func(a, b evalreport.Trial) int { return a.Index - b.Index })
 	c.N, c.Passed, c.Errored = len(c.Trials), 0, 0
 	var costs, tokens, lat []float64
 	scores := map[string][]float64{}
+	graders := map[string]string{}
 	var names []string
 	timed := len(c.Trials) > 0
 	for _, t := range c.Trials {
@@ -81,33 +83,37 @@ func computeCell(c *Cell, seed uint64) {
 				names = append(names, s.Name)
 			}
 			scores[s.Name] = append(scores[s.Name], s.Value)
+			if s.Grader != "" {
+				graders[s.Name] = s.Grader
+			}
 		}
 	}
-	c.PassRate = Interval{}
+	c.PassRate = evalreport.Interval{}
 	if c.N > 0 {
 		lo, hi := stats.Wilson(c.Passed, c.N, Confidence)
-		c.PassRate = Interval{Value: float64(c.Passed) / float64(c.N), Lo: lo, Hi: hi}
+		c.PassRate = evalreport.Interval{Value: float64(c.Passed) / float64(c.N), Lo: lo, Hi: hi}
 	}
 	c.PassAt, c.PassHat = nil, nil
 	for _, k := range passKs {
 		if k > c.N {
 			break
 		}
-		c.PassAt = append(c.PassAt, KValue{K: k, Value: stats.PassAtK(c.N, c.Passed, k)})
-		c.PassHat = append(c.PassHat, KValue{K: k, Value: stats.PassHatK(c.N, c.Passed, k)})
+		c.PassAt = append(c.PassAt, evalreport.KValue{K: k, Value: stats.PassAtK(c.N, c.Passed, k)})
+		c.PassHat = append(c.PassHat, evalreport.KValue{K: k, Value: stats.PassHatK(c.N, c.Passed, k)})
 	}
 	slices.Sort(names)
 	c.Scores = nil
 	for _, name := range names {
 		xs := scores[name]
 		lo, hi := stats.BootstrapMeanCI(xs, Confidence, Resamples, seed^hash64(c.ID, c.Variant, name))
-		c.Scores = append(c.Scores, ScoreStat{Name: name, Interval: Interval{Value: stat.Mean(xs, nil), Lo: finite(lo), Hi: finite(hi)}})
+		c.Scores = append(c.Scores, evalreport.ScoreStat{Name: name, Grader: graders[name], N: len(xs),
+			Interval: evalreport.Interval{Value: stat.Mean(xs, nil), Lo: finite(lo), Hi: finite(hi)}})
 	}
 	c.CostUSD = spreadOf(costs)
 	c.Tokens = spreadOf(tokens)
 	c.Timing = nil
 	if timed {
-		c.Timing = &CellTiming{LatencyMS: spreadOf(lat)}
+		c.Timing = &evalreport.CellTiming{LatencyMS: spreadOf(lat)}
 	}
 	c.Verdict = cellVerdict(c)
 }
@@ -123,18 +129,18 @@ func hash64(parts ...string) uint64 {
 
 // spreadOf is the median and 90th percentile (linear interpolation between
 // order statistics, gonum's stat.LinInterp); zeros for no values.
-func spreadOf(xs []float64) Spread {
+func spreadOf(xs []float64) evalreport.Spread {
 	if len(xs) == 0 {
-		return Spread{}
+		return evalreport.Spread{}
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	return Spread{Median: stat.Quantile(0.5, stat.LinInterp, s, nil), P90: stat.Quantile(0.9, stat.LinInterp, s, nil)}
+	return evalreport.Spread{Median: stat.Quantile(0.5, stat.LinInterp, s, nil), P90: stat.Quantile(0.9, stat.LinInterp, s, nil)}
 }
 
 // cellVerdict is "error" when a trial errored, "fail" when a threshold of
 // the cell is broken, "pass" otherwise.
-func cellVerdict(c *Cell) string {
+func cellVerdict(c *evalreport.Cell) string {
 	if c.Errored > 0 {
 		return "error"
 	}
@@ -148,24 +154,24 @@ func cellVerdict(c *Cell) string {
 
 // cellThresholds checks a cell's thresholds. pass@k and pass^k with k > N
 // cannot be estimated and count as broken.
-func cellThresholds(c *Cell) []ThresholdResult {
+func cellThresholds(c *evalreport.Cell) []evalreport.ThresholdResult {
 	th := c.Thresholds
 	if th == nil {
 		return nil
 	}
 	scope := c.ID + " × " + c.Variant
-	var out []ThresholdResult
+	var out []evalreport.ThresholdResult
 	if t := th.PassRate; t != nil {
 		got := c.PassRate.Value
-		out = append(out, ThresholdResult{Scope: scope, Threshold: "pass_rate >= " + num(t.Min), Got: got, Pass: c.N > 0 && got >= t.Min})
+		out = append(out, evalreport.ThresholdResult{Scope: scope, Threshold: "pass_rate >= " + num(t.Min), Got: got, Pass: c.N > 0 && got >= t.Min})
 	}
 	if t := th.PassAt; t != nil {
 		got := stats.PassAtK(c.N, c.Passed, t.K)
-		out = append(out, ThresholdResult{Scope: scope, Threshold: fmt.Sprintf("pass@%d >= %s", t.K, num(t.Min)), Got: finite(got), Pass: !math.IsNaN(got) && got >= t.Min})
+		out = append(out, evalreport.ThresholdResult{Scope: scope, Threshold: fmt.Sprintf("pass@%d >= %s", t.K, num(t.Min)), Got: finite(got), Pass: !math.IsNaN(got) && got >= t.Min})
 	}
 	if t := th.PassHat; t != nil {
 		got := stats.PassHatK(c.N, c.Passed, t.K)
-		out = append(out, ThresholdResult{Scope: scope, Threshold: fmt.Sprintf("pass^%d >= %s", t.K, num(t.Min)), Got: finite(got), Pass: !math.IsNaN(got) && got >= t.Min})
+		out = append(out, evalreport.ThresholdResult{Scope: scope, Threshold: fmt.Sprintf("pass^%d >= %s", t.K, num(t.Min)), Got: finite(got), Pass: !math.IsNaN(got) && got >= t.Min})
 	}
 	return out
 }
@@ -174,11 +180,11 @@ func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // summarizeVariant is a variant over the suite: the macro pass rate over
 // its cells with the clustered interval.
-func summarizeVariant(r *Report, variant string) VariantSummary {
-	s := VariantSummary{Variant: variant}
+func summarizeVariant(r *evalreport.Report, variant string) evalreport.VariantSummary {
+	s := evalreport.VariantSummary{Variant: variant}
 	var clusters [][]float64
 	var costs []float64
-	var only *Cell
+	var only *evalreport.Cell
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		if c.Variant != variant || c.N == 0 {
@@ -203,38 +209,31 @@ func summarizeVariant(r *Report, variant string) VariantSummary {
 		s.MacroPassRate = only.PassRate
 	default:
 		m, lo, hi := stats.ClusteredMeanCI(clusters, Confidence)
-		s.MacroPassRate = Interval{Value: m, Lo: math.Max(0, lo), Hi: math.Min(1, hi)}
+		s.MacroPassRate = evalreport.Interval{Value: m, Lo: math.Max(0, lo), Hi: math.Min(1, hi)}
 	}
 	return s
 }
 
 // checkThresholds lists every cell's thresholds and the run's --fail-under.
-func checkThresholds(r *Report) []ThresholdResult {
-	var out []ThresholdResult
+func checkThresholds(r *evalreport.Report) []evalreport.ThresholdResult {
+	var out []evalreport.ThresholdResult
 	for i := range r.Cells {
 		out = append(out, cellThresholds(&r.Cells[i])...)
 	}
 	if r.FailUnder > 0 {
 		for _, s := range r.Suite {
 			got := s.MacroPassRate.Value
-			out = append(out, ThresholdResult{Scope: s.Variant, Threshold: "macro pass_rate >= " + num(r.FailUnder) + " (--fail-under)", Got: got, Pass: s.Cells > 0 && got >= r.FailUnder})
+			out = append(out, evalreport.ThresholdResult{Scope: s.Variant, Threshold: "macro pass_rate >= " + num(r.FailUnder) + " (--fail-under)", Got: got, Pass: s.Cells > 0 && got >= r.FailUnder})
 		}
 	}
 	return out
 }
 
-// Failed reports whether the run failed: a broken threshold or a trial
-// that could not run.
-func (r *Report) Failed() bool {
-	for _, t := range r.Thresholds {
-		if !t.Pass {
-			return true
-		}
+// finite maps NaN and infinities to 0 for JSON, which cannot hold them;
+// the fields that use it say what 0 means there.
+func finite(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
 	}
-	for _, c := range r.Cells {
-		if c.Errored > 0 {
-			return true
-		}
-	}
-	return false
+	return x
 }

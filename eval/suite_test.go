@@ -3,13 +3,14 @@ package eval
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/agenteval/agenteval/report/evalreport"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -37,9 +38,10 @@ var fakePlans = map[string][]fakeStep{
 		{calls: [][2]string{{"search", `{"query":"LangGraph default recursion limit"}`}}},
 		{calls: [][2]string{{"read_page", `{"url":"https://docs.example/limits"}`}}},
 		{text: "It defaults to 25 supersteps."}},
-	"What are AAPL and MSFT trading at?": {{calls: [][2]string{{"get_quote", `{"symbol":"AAPL"}`}, {"get_quote", `{"symbol":"MSFT"}`}}}, {text: "AAPL: 230.10, MSFT: 415.20."}},
-	"What is 2 + 2? Answer directly.":    {{text: "4."}},
-	"Where is my order A123?":            {{calls: [][2]string{{"lookup_order", `{"order_id":"A123"}`}}}, {text: "Order A123 has shipped; it arrives Friday."}},
+	"What are AAPL and MSFT trading at?":      {{calls: [][2]string{{"get_quote", `{"symbol":"AAPL"}`}, {"get_quote", `{"symbol":"MSFT"}`}}}, {text: "AAPL: 230.10, MSFT: 415.20."}},
+	"What is 2 + 2? Answer directly.":         {{text: "4."}},
+	"What should I pack for Lisbon tomorrow?": {{calls: [][2]string{{"get_forecast", `{"city":"Lisbon"}`}}}, {text: "Rain in Lisbon tomorrow, 14 °C: pack an umbrella."}},
+	"Where is my order A123?":                 {{calls: [][2]string{{"lookup_order", `{"order_id":"A123"}`}}}, {text: "Order A123 has shipped; it arrives Friday."}},
 	"Email ann@example.com with the subject 'Meeting moved': the meeting is now at 3pm.": {
 		{calls: [][2]string{{"send_email", `{"to":"ann@example.com","subject":"Meeting moved","body":"Hi Ann, the meeting is now at 3pm."}`}}},
 		{text: "Done: I emailed Ann about the new time."}},
@@ -48,14 +50,20 @@ var fakePlans = map[string][]fakeStep{
 // fakeLocalModel is an OpenAI-compatible server that answers the bundled
 // suite's questions like a small local model: mostly by fakePlans, but in
 // a seeded share of conversations it skips the tools and guesses (14%),
-// or, for the question that needs no tool, reaches for the calculator
-// (25%). Conversations are told apart by arrival: a request with no
-// assistant message starts the next one, so record with one trial at a
-// time.
+// for the question that needs no tool reaches for the calculator (25%),
+// and for the packing question gives the forecast without advice (30%).
+// The k-th conversation on a question (a request with no assistant
+// message starts one) draws its fate from SHA-256 of the question and k,
+// so record with one trial at a time: then conversation k is trial k.
+//
+// It is also the packing scenario's judge: a request whose system message
+// is a judge's instructions is graded from its <output>: 1 when it says
+// to pack an umbrella, 0.5 when it gives the rain only, 0 otherwise.
+// Judging changes no conversation.
 type fakeLocalModel struct {
-	mu    sync.Mutex
-	convo int
-	fate  float64
+	mu     sync.Mutex
+	convos map[string]int
+	fates  map[string]float64
 }
 
 func (f *fakeLocalModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -70,24 +78,32 @@ func (f *fakeLocalModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	user, step := "", 0
+	user, system, step := "", "", 0
 	for _, m := range req.Messages {
+		text, _ := m.Content.(string)
 		switch m.Role {
+		case "system":
+			system = text
 		case "user":
-			user, _ = m.Content.(string)
+			user = text
 		case "assistant":
 			step++
 		}
 	}
-	f.mu.Lock()
-	if step == 0 {
-		f.convo++
-		var seed [32]byte
-		binary.LittleEndian.PutUint64(seed[:], uint64(f.convo))
-		seed = sha256.Sum256(seed[:])
-		f.fate = rand.New(rand.NewChaCha8(seed)).Float64()
+	if strings.HasPrefix(system, "You are an expert data labeler") {
+		writeCompletion(w, req.Model, "judge-"+strconv.Itoa(len(user)), fakeJudge(user), nil, 0)
+		return
 	}
-	convo, fate := f.convo, f.fate
+	f.mu.Lock()
+	if f.convos == nil {
+		f.convos, f.fates = map[string]int{}, map[string]float64{}
+	}
+	if step == 0 {
+		f.convos[user]++
+		seed := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d", user, f.convos[user]))
+		f.fates[user] = rand.New(rand.NewChaCha8(seed)).Float64()
+	}
+	convo, fate := f.convos[user], f.fates[user]
 	f.mu.Unlock()
 	plan, ok := fakePlans[user]
 	if !ok {
@@ -99,39 +115,67 @@ func (f *fakeLocalModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		plan = []fakeStep{{calls: [][2]string{{"calculator", `{"expression":"2+2"}`}}}, {text: "It is 4."}}
 	case fate < 0.14:
 		plan = []fakeStep{{text: "I believe it depends; I cannot say for sure."}}
+	case user == "What should I pack for Lisbon tomorrow?" && fate < 0.44:
+		plan = []fakeStep{plan[0], {text: "Tomorrow in Lisbon: rain, 14 °C."}}
 	}
 	if step >= len(plan) {
 		step = len(plan) - 1
 	}
 	s := plan[step]
-	msg := map[string]any{"role": "assistant", "content": s.text}
+	id := fmt.Sprintf("%d-%d-%d", len(user), convo, step)
+	writeCompletion(w, req.Model, id, s.text, s.calls, 90+40*step+len(user))
+}
+
+// fakeJudge grades the <output> of a judge's input (see fakeLocalModel).
+func fakeJudge(input string) string {
+	_, out, _ := strings.Cut(input, "<output>")
+	out, _, _ = strings.Cut(out, "</output>")
+	out = strings.ToLower(out)
+	switch {
+	case strings.Contains(out, "umbrella"):
+		return `{"reasoning": "It gives the forecast and says what to pack for it.", "score": 1}`
+	case strings.Contains(out, "rain"):
+		return `{"reasoning": "It gives the forecast but leaves the packing to the reader.", "score": 0.5}`
+	}
+	return `{"reasoning": "It does not answer the question.", "score": 0}`
+}
+
+// writeCompletion writes a Chat Completions answer: text, or tool calls.
+func writeCompletion(w http.ResponseWriter, model, id, text string, calls [][2]string, in int) {
+	msg := map[string]any{"role": "assistant", "content": text}
 	finish := "stop"
-	if len(s.calls) > 0 {
-		var calls []map[string]any
-		for i, c := range s.calls {
-			calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d_%d_%d", convo, step, i), "type": "function",
+	if len(calls) > 0 {
+		var tcs []map[string]any
+		for i, c := range calls {
+			tcs = append(tcs, map[string]any{"id": fmt.Sprintf("call_%s_%d", id, i), "type": "function",
 				"function": map[string]any{"name": c[0], "arguments": c[1]}})
 		}
-		msg["content"], msg["tool_calls"], finish = nil, calls, "tool_calls"
+		msg["content"], msg["tool_calls"], finish = nil, tcs, "tool_calls"
 	}
-	in := 90 + 40*step + len(user)
-	out := 12 + 9*len(s.calls)
+	if in == 0 {
+		in = 300
+	}
+	out := 12 + 9*len(calls)
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{
-		"id": fmt.Sprintf("chatcmpl-%d-%d", convo, step), "object": "chat.completion", "created": 1767225600, "model": req.Model,
+		"id": "chatcmpl-" + id, "object": "chat.completion", "created": 1767225600, "model": model,
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
 		"usage":   map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
 	})
 }
 
-// TestRecordBundledSuite re-records the "local" variant's trial cassettes
-// of evals/suite.yaml from fakeLocalModel on the base URL the file names.
-// It runs only when asked:
+// TestRecordBundledSuite records the trial cassettes of evals/suite.yaml
+// that are missing (the "local" variant's, and every variant's of a
+// scenario with a provider judge) from fakeLocalModel on the base URL the
+// file names, or all of them again. It runs only when asked:
 //
-//	AGENTEVAL_RECORD_EVALS=1 go test ./eval -run TestRecordBundledSuite
+//	AGENTEVAL_RECORD_EVALS=missing go test ./eval -run TestRecordBundledSuite
+//	AGENTEVAL_RECORD_EVALS=all go test ./eval -run TestRecordBundledSuite
 func TestRecordBundledSuite(t *testing.T) {
-	if os.Getenv("AGENTEVAL_RECORD_EVALS") == "" {
-		t.Skip("set AGENTEVAL_RECORD_EVALS=1 to re-record evals/cassettes")
+	mode := map[string]cassette.Mode{"missing": cassette.ModeReplayOrRecord, "all": cassette.ModeRecord}
+	m, ok := mode[os.Getenv("AGENTEVAL_RECORD_EVALS")]
+	if !ok {
+		t.Skip("set AGENTEVAL_RECORD_EVALS=missing (or all) to record evals/cassettes")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:18733")
 	if err != nil {
@@ -141,7 +185,7 @@ func TestRecordBundledSuite(t *testing.T) {
 	go srv.Serve(ln)
 	defer srv.Close()
 	p := prepare(t, "../evals/suite.yaml")
-	r := Run(context.Background(), p, Options{Mode: cassette.ModeRecord, Overwrite: true, Parallel: 1,
+	r := Run(context.Background(), p, Options{Mode: m, Overwrite: true, Parallel: 1,
 		LookupEnv: func(k string) (string, bool) { return "sk-local", strings.HasSuffix(k, "API_KEY") }})
 	for _, c := range r.Cells {
 		if c.Errored > 0 {
@@ -171,7 +215,7 @@ func TestBundledSuite(t *testing.T) {
 		t.Errorf("the suite ran %d trials, want at least 3 variants × 8 scenarios × 10 trials", trials)
 	}
 	var b strings.Builder
-	if err := WriteText(&b, one); err != nil {
+	if err := evalreport.WriteText(&b, one); err != nil {
 		t.Fatal(err)
 	}
 	goldie.New(t, goldie.WithFixtureDir("testdata/golden"), goldie.WithNameSuffix(".golden")).Assert(t, "suite", []byte(b.String()))

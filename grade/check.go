@@ -15,7 +15,8 @@ const maxQuotedBytes = 200
 // CheckExpect checks what the run showed against every set field of e and
 // returns one entry per set field, in field order: "trajectory", "final",
 // "structured_response", "interrupts", "max_model_calls",
-// "max_tool_calls", "max_steps", "max_tokens", "max_cost", "error".
+// "max_tool_calls", "max_steps", "max_tokens", "max_cost", "error",
+// "streamed".
 // Golden is left to the runner (see CheckGolden). A failed entry's
 // Message is one line that starts with the entry's name; its Diff, when
 // there is one, is a (-want +got) line diff. A run that failed when
@@ -56,6 +57,9 @@ func CheckExpect(e Expect, o *Observed) []Result {
 	}
 	if e.Error != nil {
 		out = append(out, checkError(*e.Error, o.Err))
+	}
+	if e.Streamed != nil {
+		out = append(out, checkStreamed(*e.Streamed, o.Streamed))
 	}
 	return binaryAll(out)
 }

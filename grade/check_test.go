@@ -218,14 +218,14 @@ func TestCheckExpect(t *testing.T) {
 			e: Expect{
 				Error: &ErrorExpect{}, MaxCost: expPtr(1.0), MaxTokens: expPtr(1), MaxSteps: expPtr(1), MaxToolCalls: expPtr(1), MaxModelCalls: expPtr(1),
 				Interrupts: &[]any{}, StructuredResponse: &StructuredExpect{}, Final: &TextMatch{}, Trajectory: &Trajectory{},
-				Golden: true,
+				Golden: true, Streamed: &[]StreamedExpect{},
 			},
 			o: Observed{Err: errors.New("boom"), HasStructured: true, Usage: Usage{CostKnown: true}},
 			want: []Result{
 				{Name: "trajectory", Passed: true}, {Name: "final", Passed: true}, {Name: "structured_response", Passed: true},
 				{Name: "interrupts", Passed: true}, {Name: "max_model_calls", Passed: true}, {Name: "max_tool_calls", Passed: true},
 				{Name: "max_steps", Passed: true}, {Name: "max_tokens", Passed: true}, {Name: "max_cost", Passed: true},
-				{Name: "error", Passed: true},
+				{Name: "error", Passed: true}, {Name: "streamed", Passed: true},
 			},
 		},
 	}

@@ -21,7 +21,8 @@
 // messages after it; AIMessages is the trajectory (the AI messages in the
 // order they entered the state, an edited one in its final form);
 // Messages and Final are the last turn's thread at the end; Interrupts
-// come with their turns; Invokes give each run of the graph its
+// come with their turns; Streamed holds the messages of the "messages"
+// stream mode, chunk by chunk, in the order of the tasks that made them; Invokes give each run of the graph its
 // supersteps and recursion limit; Usage counts calls, steps, tokens and
 // cost; Err and ErrTurn are the failed turn. It holds no timings, so it
 // is the same at any parallelism, and its zero value is a run that did
@@ -75,6 +76,12 @@
 //     Usage within the limit; an unknown cost fails max_cost.
 //   - error: the run failed with the Python exception kind Type and a
 //     message (or full text) containing Contains.
+//   - streamed: the messages of the "messages" stream mode (Streamed),
+//     as many as expected and in order, each holding every field its
+//     entry sets: the node and subgraph namespace that produced it, its
+//     type and ID, its text put together (a TextMatch), its number of
+//     chunks, the text of each chunk (where the stream broke it) and the
+//     names of the tool calls it carried.
 //
 // A subset here means: objects have the expected keys with matching
 // values, lists have the same length and matching elements, other values

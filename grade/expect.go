@@ -30,6 +30,35 @@ type Expect struct {
 	// Graders score the run in [0,1], each against its threshold, in
 	// order, after the other expectations.
 	Graders []Grader `json:"graders,omitempty"`
+	// Streamed are the messages the "messages" stream mode delivered, in
+	// order (Observed.Streamed), one entry per message; "streamed: []"
+	// asserts none.
+	Streamed *[]StreamedExpect `json:"streamed,omitempty"`
+}
+
+// StreamedExpect is one expected message of the "messages" stream mode.
+// Every set field must hold.
+type StreamedExpect struct {
+	// Node is the node that produced it (langgraph_node).
+	Node string `json:"node,omitempty"`
+	// Namespace is the subgraph it came from, as its node names
+	// outermost first joined by "|" ("researcher"), without task ids;
+	// "" is the top graph.
+	Namespace *string `json:"namespace,omitempty"`
+	// Type is the message's type ("ai", "tool").
+	Type string `json:"type,omitempty"`
+	// ID is the message's ID.
+	ID string `json:"id,omitempty"`
+	// Text matches the text of its chunks put together.
+	Text *TextMatch `json:"text,omitempty"`
+	// Chunks is how many chunks it came in.
+	Chunks *int `json:"chunks,omitempty"`
+	// Pieces are the texts of its chunks, in order: where the stream
+	// broke the message.
+	Pieces []string `json:"pieces,omitempty"`
+	// ToolCalls are the names of the tool calls its chunks carried, in
+	// order; an empty list asserts none.
+	ToolCalls *[]string `json:"tool_calls,omitempty"`
 }
 
 // Trajectory expects the tool calls the agent made.

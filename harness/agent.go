@@ -118,13 +118,16 @@ func build(ctx context.Context, s *Scenario, opts *Options, resume bool) (_ *set
 	switch s.Agent.Kind {
 	case "", "react":
 		st.limit = engine.DefaultRecursionLimit
-		st.graph, err = st.buildReact(s, tools, cp, groups)
+		st.graph, err = st.buildReact(topSpec(s, st.model.chat(), tools, cp, groups))
 	case "agent":
 		st.limit = engine.AgentRecursionLimit
-		st.graph, err = st.buildCreateAgent(s, tools, cp, models, groups)
+		st.graph, err = st.buildCreateAgent(topSpec(s, st.model.chat(), tools, cp, groups), models)
+	case "graph":
+		st.limit = engine.DefaultRecursionLimit
+		st.graph, err = st.buildGraph(s, tools, cp, models, groups)
 	case "go":
 		st.limit = engine.DefaultRecursionLimit
-		if st.graph, err = buildGoAgent(s, opts, GoAgentEnv{Model: st.model, Tools: tools, Checkpointer: cp, Clock: st.clock, Prompt: s.Agent.Prompt}); err != nil {
+		if st.graph, err = buildGoAgent(s, opts, GoAgentEnv{Model: st.model.chat(), Tools: tools, Checkpointer: cp, Clock: st.clock, Prompt: s.Agent.Prompt}); err != nil {
 			err = fmt.Errorf("build agent: %w", err)
 		}
 	case "command":
@@ -141,46 +144,75 @@ func build(ctx context.Context, s *Scenario, opts *Options, resume bool) (_ *set
 	return st, nil
 }
 
-// buildReact builds create_react_agent from the scenario's agent.
-func (st *setup) buildReact(s *Scenario, tools []engine.Tool, cp engine.Checkpointer, groups []emulatedGroup) (*engine.Graph, error) {
+// agentSpec is what buildReact and buildCreateAgent build an agent from:
+// the scenario's agent, or a node of a "graph" agent.
+type agentSpec struct {
+	// path is the spec's field in the file ("agent", "agent.nodes[1]"),
+	// for errors.
+	path             string
+	model            engine.ChatModel
+	tools            []engine.Tool
+	prompt, name     string
+	version          string
+	responseFormat   *ResponseFormat
+	middleware       []Middleware
+	interruptBefore  []string
+	interruptAfter   []string
+	handleToolErrors any
+	checkpointer     engine.Checkpointer
+	groups           []emulatedGroup
+}
+
+// topSpec is the scenario's own agent.
+func topSpec(s *Scenario, model engine.ChatModel, tools []engine.Tool, cp engine.Checkpointer, groups []emulatedGroup) agentSpec {
+	a := &s.Agent
+	return agentSpec{
+		path: "agent", model: model, tools: tools, prompt: a.Prompt, name: a.Name, version: a.Version,
+		responseFormat: a.ResponseFormat, middleware: a.Middleware, interruptBefore: a.InterruptBefore, interruptAfter: a.InterruptAfter,
+		handleToolErrors: a.HandleToolErrors, checkpointer: cp, groups: groups,
+	}
+}
+
+// buildReact builds create_react_agent.
+func (st *setup) buildReact(a agentSpec) (*engine.Graph, error) {
 	cfg := engine.ReactAgentConfig{
-		Model: st.model, Tools: tools, Checkpointer: cp,
-		InterruptBefore: s.Agent.InterruptBefore, InterruptAfter: s.Agent.InterruptAfter,
-		Version: s.Agent.Version, Name: s.Agent.Name, Clock: st.clock,
+		Model: a.model, Tools: a.tools, Checkpointer: a.checkpointer,
+		InterruptBefore: a.interruptBefore, InterruptAfter: a.interruptAfter,
+		Version: a.version, Name: a.name, Clock: st.clock,
 	}
-	if s.Agent.Prompt != "" {
-		cfg.Prompt = engine.PromptText(s.Agent.Prompt)
+	if a.prompt != "" {
+		cfg.Prompt = engine.PromptText(a.prompt)
 	}
-	for _, g := range groups {
+	for _, g := range a.groups {
 		w, err := emulator.Wrapper(g.model, g.tools)
 		if err != nil {
 			return nil, err
 		}
 		cfg.ToolNodeOptions.Wrap = emulator.Chain(cfg.ToolNodeOptions.Wrap, w)
 	}
-	switch h := s.Agent.HandleToolErrors.(type) {
+	switch h := a.handleToolErrors.(type) {
 	case nil:
 	case bool:
 		cfg.ToolNodeOptions.HandleToolErrors = engine.ToolErrors{Disabled: !h}
 	case string:
 		cfg.ToolNodeOptions.HandleToolErrors = engine.ToolErrors{Message: h}
 	default:
-		return nil, fmt.Errorf("agent.handle_tool_errors: expected true, false or a message")
+		return nil, fmt.Errorf("%s.handle_tool_errors: expected true, false or a message", a.path)
 	}
-	if rf := s.Agent.ResponseFormat; rf != nil {
+	if rf := a.responseFormat; rf != nil {
 		schema, _ := rf.Schema.(*engine.Object)
 		cfg.ResponseFormat = &engine.ResponseFormat{Schema: schema, Validate: rf.Validate}
 	}
 	g, err := engine.CreateReactAgent(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("build agent: %w", err)
+		return nil, fmt.Errorf("build %s: %w", a.path, err)
 	}
 	return g, nil
 }
 
-// buildCreateAgent builds create_agent with the scenario's middleware.
-func (st *setup) buildCreateAgent(s *Scenario, tools []engine.Tool, cp engine.Checkpointer, models map[string]engine.ChatModel, groups []emulatedGroup) (*engine.Graph, error) {
-	mws, merr := buildMiddleware(s, models, groups, st.workspace)
+// buildCreateAgent builds create_agent with its middleware.
+func (st *setup) buildCreateAgent(a agentSpec, models map[string]engine.ChatModel) (*engine.Graph, error) {
+	mws, merr := buildMiddleware(a, models, st.workspace)
 	if merr != nil {
 		return nil, merr
 	}
@@ -190,17 +222,17 @@ func (st *setup) buildCreateAgent(s *Scenario, tools []engine.Tool, cp engine.Ch
 		}
 	}
 	cfg := engine.AgentConfig{
-		Model: st.model, Tools: tools, SystemPrompt: s.Agent.Prompt, Middleware: mws,
-		Checkpointer: cp, InterruptBefore: s.Agent.InterruptBefore, InterruptAfter: s.Agent.InterruptAfter,
-		Name: s.Agent.Name, Clock: st.clock,
+		Model: a.model, Tools: a.tools, SystemPrompt: a.prompt, Middleware: mws,
+		Checkpointer: a.checkpointer, InterruptBefore: a.interruptBefore, InterruptAfter: a.interruptAfter,
+		Name: a.name, Clock: st.clock,
 	}
-	if rf := s.Agent.ResponseFormat; rf != nil {
+	if rf := a.responseFormat; rf != nil {
 		schema, _ := rf.Schema.(*engine.Object)
 		cfg.ResponseFormat = &engine.AgentResponseFormat{Strategy: rf.Strategy, Schema: schema, Validate: rf.Validate}
 	}
 	g, err := engine.CreateAgent(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("build agent: %w", err)
+		return nil, fmt.Errorf("build %s: %w", a.path, err)
 	}
 	return g, nil
 }
@@ -218,13 +250,18 @@ func modelID(name string) string {
 
 func (st *setup) buildModel(ctx context.Context, s *Scenario, opts *Options) (engine.ChatModel, error) {
 	if s.Agent.Model == "" || s.Agent.Model == "scripted" {
-		if s.Script == nil {
+		var script llm.Script
+		switch {
+		case s.Script != nil:
+			var err error
+			if script, err = parseScript(s.Script); err != nil {
+				return nil, fmt.Errorf("script: %w", err)
+			}
+		case usesScenarioModel(s):
 			return nil, errors.New("script: a scripted model needs a script")
 		}
-		script, err := parseScript(s.Script)
-		if err != nil {
-			return nil, fmt.Errorf("script: %w", err)
-		}
+		// without a script (a graph whose nodes all have models of their
+		// own) the model is never called
 		m := llm.NewScripted("model", st.skipAnswered(ctx, "model", script)).WithRequestLog(0) // only the count is read
 		st.scripted["model"] = m
 		return m, nil
@@ -352,7 +389,11 @@ func (st *setup) emulation(s *Scenario, opts *Options, models map[string]engine.
 				}
 			case strings.Contains(key, ":"):
 				if st.recorder == nil {
-					return nil, fmt.Errorf("tools[%d] (%s): emulate.model %q: a provider emulator needs a provider agent model, whose cassette it shares", i, t.Name, key)
+					// the emulator answers from the scenario's cassette, as
+					// the agent's model would
+					if err := st.openCassette(s, opts, key); err != nil {
+						return nil, err
+					}
 				}
 				inner, err := llm.New(key, st.llmOptions(s, opts))
 				if err != nil {
@@ -364,7 +405,7 @@ func (st *setup) emulation(s *Scenario, opts *Options, models map[string]engine.
 			}
 			g = len(groups)
 			index[key] = g
-			groups = append(groups, emulatedGroup{model: m})
+			groups = append(groups, emulatedGroup{model: chatModel(m)})
 		}
 		groups[g].tools = append(groups[g].tools, t.Name)
 	}
@@ -372,7 +413,8 @@ func (st *setup) emulation(s *Scenario, opts *Options, models map[string]engine.
 }
 
 // namedModels builds the scenario's models (summarizers, selectors,
-// fallbacks, emulators), metered with the agent's model.
+// fallbacks, emulators), metered with the agent's model: the scripted
+// ones of models, and the provider models middleware options name.
 func (st *setup) namedModels(ctx context.Context, s *Scenario, opts *Options) (map[string]engine.ChatModel, error) {
 	models := map[string]engine.ChatModel{}
 	for _, name := range slices.Sorted(maps.Keys(s.Models)) {
@@ -384,24 +426,31 @@ func (st *setup) namedModels(ctx context.Context, s *Scenario, opts *Options) (m
 		st.scripted[name] = m
 		models[name] = &meteredModel{inner: m, name: name, prices: opts.Prices, shared: st.model}
 	}
+	if err := st.providerModels(s, opts, models); err != nil {
+		return nil, err
+	}
 	return models, nil
 }
 
-func buildMiddleware(s *Scenario, models map[string]engine.ChatModel, groups []emulatedGroup, workspace string) ([]engine.Middleware, error) {
+func buildMiddleware(a agentSpec, models map[string]engine.ChatModel, workspace string) ([]engine.Middleware, error) {
+	chat := make(map[string]engine.ChatModel, len(models))
+	for name, m := range models {
+		chat[name] = chatModel(m)
+	}
 	var out []engine.Middleware
-	for i, m := range s.Agent.Middleware {
+	for i, m := range a.middleware {
 		o, _ := m.Options.(*engine.Object)
 		if o == nil {
 			o = engine.NewObject()
 		}
-		mw, err := middleware.Build(m.Type, o, middleware.BuildOptions{Models: models, Dir: workspace})
+		mw, err := middleware.Build(m.Type, o, middleware.BuildOptions{Models: chat, Dir: workspace})
 		if err != nil {
 			closeAll(out)
-			return nil, fmt.Errorf("agent.middleware[%d] (%s): %w", i, m.Type, err)
+			return nil, fmt.Errorf("%s.middleware[%d] (%s): %w", a.path, i, m.Type, err)
 		}
 		out = append(out, mw)
 	}
-	for _, g := range groups {
+	for _, g := range a.groups {
 		mw, err := emulator.Middleware(g.model, g.tools)
 		if err != nil {
 			closeAll(out)
@@ -443,6 +492,65 @@ type meteredModel struct {
 // Generate implements engine.ChatModel.
 func (m *meteredModel) Generate(ctx context.Context, req engine.ModelRequest) (engine.Message, error) {
 	msg, err := m.inner.Generate(ctx, req)
+	m.record(msg, err)
+	return msg, err
+}
+
+// chat is m as the engine is given it: a StreamingChatModel when its
+// inner model streams and a ModelProvider when that names its provider,
+// so that the "messages" stream mode gets the inner model's chunks and
+// ls_provider.
+func (m *meteredModel) chat() engine.ChatModel {
+	_, streams := m.inner.(engine.StreamingChatModel)
+	_, provides := m.inner.(engine.ModelProvider)
+	switch {
+	case streams && provides:
+		return streamingProviderModel{streamingModel{m}}
+	case streams:
+		return streamingModel{m}
+	case provides:
+		return providerModel{m}
+	}
+	return m
+}
+
+// chatModel is a scenario model as the engine is given it (see chat).
+func chatModel(m engine.ChatModel) engine.ChatModel {
+	if mm, ok := m.(*meteredModel); ok {
+		return mm.chat()
+	}
+	return m
+}
+
+// streamingModel is a metered model whose inner model streams.
+type streamingModel struct{ *meteredModel }
+
+// GenerateStream implements engine.StreamingChatModel: the inner model's
+// chunks, the call metered as Generate meters it.
+func (m streamingModel) GenerateStream(ctx context.Context, req engine.ModelRequest, onChunk func(engine.Message) error) (engine.Message, error) {
+	msg, err := m.inner.(engine.StreamingChatModel).GenerateStream(ctx, req, onChunk)
+	m.record(msg, err)
+	return msg, err
+}
+
+// providerModel is a metered model whose inner model names its provider.
+type providerModel struct{ *meteredModel }
+
+// ModelProvider implements engine.ModelProvider.
+func (m providerModel) ModelProvider() string {
+	return m.inner.(engine.ModelProvider).ModelProvider()
+}
+
+// streamingProviderModel is both.
+type streamingProviderModel struct{ streamingModel }
+
+// ModelProvider implements engine.ModelProvider.
+func (m streamingProviderModel) ModelProvider() string {
+	return m.inner.(engine.ModelProvider).ModelProvider()
+}
+
+// record meters one call: its count, tokens and cost.
+func (m *meteredModel) record(msg engine.Message, err error) {
 	meter := m
 	if m.shared != nil {
 		meter = m.shared
@@ -474,7 +582,6 @@ func (m *meteredModel) Generate(ctx context.Context, req engine.ModelRequest) (e
 			}
 		}
 	}
-	return msg, err
 }
 
 // cost is the total cost of the calls, summed smallest first so that the

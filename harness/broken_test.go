@@ -56,6 +56,7 @@ func TestRunTimeFailuresPointIntoTheFile(t *testing.T) {
 		{"invariant", "an invariant is at the turn of its first violation, the update_state turn", report.StatusFail, "  - update_state:"},
 		{"cassette_miss", "a cassette miss stops the scenario at the turn whose request is not recorded", report.StatusError, "  - user:"},
 		{"tool_unmatched", "a call no scripted result answers is at the tool", report.StatusError, "  - name: get_weather"},
+		{"streamed", "streamed chunks that break elsewhere than expected are at streamed's key", report.StatusFail, "  streamed:"},
 	}
 	opts := harness.Options{CassetteDir: "testdata/broken/cassettes", GoldenDir: "testdata/broken/golden", Transport: noNetwork{t}}
 	for _, tt := range tests {

@@ -24,6 +24,7 @@ func (r *reader) check(s *Scenario) {
 	r.checkTools(s)
 	r.checkWorkspace(s)
 	r.checkTurns(s)
+	r.checkStreaming(s)
 	r.checkExpect(s)
 	r.checkGraders(s)
 }
@@ -52,17 +53,23 @@ func (r *reader) checkAgent(s *Scenario) {
 	if a.RecursionLimit > r.limits.RecursionLimit {
 		r.problem("agent.recursion_limit", r.posOf("agent.recursion_limit"), fmt.Sprintf("%d is above the cap of %d supersteps (--limit recursion_limit=N, Limits.RecursionLimit): a run's cost grows with the square of its steps", a.RecursionLimit, r.limits.RecursionLimit))
 	}
-	r.checkMiddlewareOptions(s)
+	r.checkAuxModels(s)
+	r.checkMiddlewareList(s, "agent.middleware", a.Middleware)
+	r.checkGraph(s)
 }
 
-// checkMiddlewareOptions builds each middleware once, as the runner will,
-// so that a wrong option is an error of the file, at its options.
-func (r *reader) checkMiddlewareOptions(s *Scenario) {
+// checkMiddlewareList builds each middleware of the list at path once,
+// as the runner will, so that a wrong option is an error of the file, at
+// its options.
+func (r *reader) checkMiddlewareList(s *Scenario, path string, list []Middleware) {
 	models := map[string]engine.ChatModel{"model": llm.NewScripted("model", llm.Script{})}
 	for name := range s.Models {
 		models[name] = llm.NewScripted(name, llm.Script{})
 	}
-	for i, m := range s.Agent.Middleware {
+	for _, ref := range auxModelRefs(s) {
+		models[ref.name] = llm.NewScripted(ref.name, llm.Script{})
+	}
+	for i, m := range list {
 		opts, ok := m.Options.(*engine.Object)
 		if m.Options != nil && !ok {
 			continue // the schema has reported it
@@ -71,12 +78,12 @@ func (r *reader) checkMiddlewareOptions(s *Scenario) {
 			if errors.Is(err, middleware.ErrUnknownClass) {
 				continue // the schema has reported it
 			}
-			path := fmt.Sprintf("agent.middleware[%d].options", i)
+			at := joinIndex(path, i) + ".options"
 			if m.Options == nil {
-				path = fmt.Sprintf("agent.middleware[%d]", i)
+				at = joinIndex(path, i)
 			}
 			for _, line := range strings.Split(err.Error(), "\n") {
-				r.problem(path, r.posOf(path), line)
+				r.problem(at, r.posOf(at), line)
 			}
 		}
 	}
@@ -85,7 +92,7 @@ func (r *reader) checkMiddlewareOptions(s *Scenario) {
 // checkScripts checks that a scripted model has a script and that every
 // script parses.
 func (r *reader) checkScripts(s *Scenario) {
-	if s.Agent.Model == "" || s.Agent.Model == "scripted" {
+	if (s.Agent.Model == "" || s.Agent.Model == "scripted") && usesScenarioModel(s) {
 		if s.Script == nil {
 			at := r.posOf("agent.model")
 			if _, ok := r.pos["agent.model"]; !ok {
@@ -268,7 +275,7 @@ func (r *reader) checkExpect(s *Scenario) {
 	// Middleware (TodoListMiddleware's write_todos) and structured output
 	// (ToolStrategy's schema tool) add tools the file does not declare;
 	// a Go or command agent has tools of its own.
-	if len(s.Agent.Middleware) > 0 || s.Agent.ResponseFormat != nil || isExternal(&s.Agent) {
+	if addsTools(&s.Agent) || isExternal(&s.Agent) {
 		return
 	}
 	var declared []string
@@ -278,6 +285,11 @@ func (r *reader) checkExpect(s *Scenario) {
 	// A call the script makes on purpose to a tool that does not exist
 	// (the ToolNode answers it with an error) may be expected too.
 	scripted := scriptedToolNames(s.Script)
+	for _, n := range s.Agent.Nodes {
+		if m, ok := s.Models[n.Model]; ok {
+			maps.Copy(scripted, scriptedToolNames(m))
+		}
+	}
 	checkName := func(path, name string, at Position) {
 		if name == "" || slices.Contains(declared, name) || scripted[name] {
 			return

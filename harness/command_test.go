@@ -43,7 +43,8 @@ def say(v):
 // TestCommandAgents runs small Python programs as command agents, well
 // and badly behaved, and checks what the run reports.
 func TestCommandAgents(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	// A cleanup, not a defer: it runs after the parallel subtests end.
+	t.Cleanup(func() { goleak.VerifyNone(t) })
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed: the command agents of this test are Python programs")
 	}
@@ -108,11 +109,11 @@ for line in sys.stdin:
 		},
 		{
 			name:    "never exits",
-			reason:  "a program that answers but does not exit when stdin closes is killed too",
+			reason:  "a program that answers but does not exit when stdin closes is killed too (the timeout leaves a loaded machine time to start python and answer)",
 			program: "import sys, time\nsys.stdin.readline()\nprint('{\"output\": \"hi\"}', flush=True)\ntime.sleep(600)\n",
-			timeout: "1500ms",
+			timeout: "6s",
 			status:  report.StatusError,
-			want:    []string{`timed out after 1.5s waiting for it to exit after its last turn`},
+			want:    []string{`timed out after 6s waiting for it to exit after its last turn`},
 		},
 		{
 			name:    "crashes",
@@ -131,6 +132,7 @@ for line in sys.stdin:
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			if err := os.WriteFile(filepath.Join(dir, "agent.py"), []byte(tc.program), 0o644); err != nil {
 				t.Fatal(err)

@@ -79,9 +79,13 @@
 //   - agent (mapping): the agent under test; see Agent below.
 //   - script (mapping): the answers of the "scripted" model, in engine/llm's
 //     script form (see package github.com/agenteval/agenteval/engine/llm):
-//     {responses: [...], then: {repeat: ...}}, where each response is an AI
-//     message (id, content, tool_calls, usage) or {raise: {error, message}}.
-//     Required when agent.model is "scripted", its default.
+//     {responses: [...], then: {repeat: ...}, chunk_size: N}, where each
+//     response is an AI message (id, content, tool_calls, usage) or
+//     {raise: {error, message}}, and chunk_size is how many characters
+//     each chunk of an answer's text carries when a turn streams messages
+//     (0, the default: the whole text in one chunk; the tool calls and
+//     usage come on the last chunk). Required when agent.model is
+//     "scripted", its default.
 //   - models (mapping of name to script): more scripted models, which
 //     middleware options name ("model: summarizer").
 //   - tools (list): the agent's tools; see Tools below.
@@ -92,9 +96,10 @@
 // # Agent
 //
 //   - kind: "react" (LangGraph's create_react_agent; the default),
-//     "agent" (LangChain's create_agent), "go" (a Go agent the program
-//     registers) or "command" (a program in any language); the last two
-//     are described under Agents outside the engine.
+//     "agent" (LangChain's create_agent), "graph" (agents as the nodes of
+//     a graph, each a subgraph; see Graphs of agents), "go" (a Go agent
+//     the program registers) or "command" (a program in any language);
+//     the last two are described under Agents outside the engine.
 //   - model: "scripted" (the default; answers come from script), or a
 //     provider model answered from the scenario's cassette:
 //     "openai:<model>", "anthropic:<model>" or "openai-compatible:<model>".
@@ -118,8 +123,13 @@
 //     ContextEditingMiddleware, LLMToolSelectorMiddleware,
 //     TodoListMiddleware, LLMToolEmulator, ShellToolMiddleware or
 //     FilesystemFileSearchMiddleware. options (mapping) are the
-//     class's keyword arguments as in Python; models are named by their key
-//     in models.
+//     class's keyword arguments as in Python; a model option (model, or
+//     ModelFallbackMiddleware's models) names a key of models, "model"
+//     for the agent's own, or a provider model as LangChain's model
+//     strings do ("openai:gpt-4.1-mini", "anthropic:<model>",
+//     "openai-compatible:<model>" at agent.base_url), answered from the
+//     scenario's cassette like the agent's model: summarizers, tool
+//     selectors, emulators and fallbacks replay like everything else.
 //   - checkpointer (bool): true (the default) runs with an in-memory
 //     checkpointer; false runs without one, so every turn starts a fresh
 //     thread. Then no thread may have two turns, and resume, decisions,
@@ -132,6 +142,65 @@
 //     default, is no cap.
 //   - command (list of strings), env (mapping of strings), timeout
 //     (duration), dir (string): kind "command" only, below.
+//   - nodes (list): kind "graph" only, below.
+//
+// # Graphs of agents
+//
+// kind "graph" builds what a LangGraph user writes to make agents work
+// together: a StateGraph over MessagesState whose nodes are compiled
+// agents (add_node(name, create_react_agent(..., name=name))), run in
+// the order listed, from START to END. Each node is an agent of its own:
+//
+//   - name (string, required): the node's name and the agent's, set on
+//     its AI messages; unique, without ":" or "|" and not starting with
+//     "__".
+//   - kind: "react" (the default) or "agent".
+//   - model: left out, the scenario's model (agent.model, answered from
+//     script or the cassette; nodes that share it get its answers in the
+//     order they call it); or the name of a scripted model in models.
+//   - tools (list of names): the scenario's tools the agent has; left
+//     out, all of them; [] none.
+//   - prompt, version, response_format, middleware (kind "agent"),
+//     interrupt_before, interrupt_after, handle_tool_errors (kind
+//     "react"): as for the top-level agent.
+//
+// The graph takes the top-level agent's model, base_url,
+// recursion_limit (the graph's, which its subgraphs inherit),
+// interrupt_before and interrupt_after (node names of the graph) and
+// max_concurrency; the other agent fields belong to a node and are
+// errors on the graph, and so is checkpointer: false (the runner reads
+// what the subgraphs did from their checkpoints). The state is MessagesState, plus
+// structured_response (the last one written) when a node sets
+// response_format.
+//
+// Each node's agent runs as a subgraph, as LangGraph runs it: in the
+// checkpoint namespace "<name>:<task id>" of the graph's checkpointer,
+// with the graph's thread. An interrupt inside it (HumanInTheLoopMiddleware,
+// a node's interrupt_before) pauses the whole graph, expect.interrupts
+// sees it, and the next turn (decisions, resume, continue) resumes the
+// subgraph from its own checkpoint. The turns' subgraphs: true streams
+// from inside the subgraphs (below). Steps are read from the subgraphs'
+// own checkpoints too, so transcripts and reports show what each agent
+// did, expect.trajectory sees every agent's calls, and max_tool_calls
+// counts the calls their tool nodes answered; max_steps counts the
+// graph's own supersteps.
+//
+//	agent:
+//	  kind: graph
+//	  nodes:
+//	    - {name: researcher, model: researcher, tools: [search]}
+//	    - name: writer
+//	      kind: agent
+//	      model: writer
+//	      tools: [send_email]
+//	      middleware: [{type: HumanInTheLoopMiddleware, options: {interrupt_on: {send_email: true}}}]
+//	models:
+//	  researcher: {responses: [...]}
+//	  writer: {responses: [...]}
+//
+// A graph of any other shape (branches, a supervisor with handoff
+// tools) is a Go agent (kind "go") built with engine.AddSubgraph; its
+// subgraphs' steps and streams are observed the same way.
 //
 // # Agents outside the engine
 //
@@ -222,7 +291,7 @@
 //     as LangChain's LLMToolEmulator does: model is "agent" (the default,
 //     the agent's own model), a name from models, or a provider model
 //     ("openai:gpt-4.1-mini") whose calls go into the scenario's
-//     cassette. "emulate: {}" emulates with the agent's model. Emulated
+//     cassette, whether the agent's model is a provider's or scripted. "emulate: {}" emulates with the agent's model. Emulated
 //     calls are marked in transcripts and reports. A scripted model
 //     answers in the order calls reach it, and parallel calls reach it in
 //     any order: when one AI message makes several calls that the same
@@ -309,6 +378,24 @@
 //   - from_step (integer ≥ -1): run (or update) from the thread's
 //     checkpoint of that step instead of its newest: time travel. -1 is
 //     the input checkpoint.
+//   - stream_mode: the stream modes the turn runs with, LangGraph's
+//     stream_mode: "values", "updates" or "messages", or a list of them
+//     ([updates, messages], as the human-in-the-loop guide streams). With
+//     "messages" the runner collects what the messages mode delivers, the
+//     chunks of the models' answers as they stream and the messages nodes
+//     write (tool messages) when they end, each with LangGraph's metadata
+//     (Observed.Streamed); expect.streamed checks them and the transcript
+//     lists them. Models stream as LangChain's do under that mode: a
+//     scripted model in chunks of its script's chunk_size, a provider
+//     model over SSE ("stream": true in the request, so its cassette must
+//     be recorded streaming; the cassette keeps the event stream, and a
+//     replay streams the recorded chunks). "updates" and "values" add
+//     nothing the steps do not show. Not for update_state turns or
+//     command agents.
+//   - subgraphs (bool): stream with subgraphs=True: the messages mode
+//     then streams from inside subgraphs (the nodes of a "graph" agent)
+//     as their models run, each chunk with its namespace; without it a
+//     subgraph's messages come whole, under its node, when the node ends.
 //
 // # Expectations
 //
@@ -348,6 +435,23 @@
 //   - golden (bool): compare the run's transcript with
 //     golden/<scenario>.golden; go test -update rewrites it.
 //   - graders (list): graders that score the run; see Graders.
+//   - streamed (list): the messages the "messages" stream mode delivered,
+//     in order, across the turns that stream it; one entry per message,
+//     whose chunks (those with its ID, from one task) are put together.
+//     An entry's keys are conditions, each checked when set: node (the
+//     langgraph_node that produced it), namespace (the subgraph it came
+//     from as node names joined by "|", "researcher", without task ids;
+//     "" the top graph), type ("ai", "tool", ...), id, text (a matcher
+//     like final's, on the text of its chunks put together), chunks (how
+//     many), pieces (the text of each chunk: where the stream broke it)
+//     and tool_calls (the names of the calls its chunks carried; []
+//     asserts none). "streamed: []" asserts nothing was streamed. The
+//     messages are in the order of the tasks that produced them (their
+//     superstep, then their place among the step's tasks, level by level
+//     into subgraphs), each task's in the order it streamed them, so the
+//     parallel tasks of a step, which stream as they happen to finish,
+//     do not reorder them; without a checkpointer, a subgraph's tasks are
+//     placed by when their first chunk came.
 //
 // # Graders
 //
@@ -448,7 +552,7 @@
 // whose Problems each print as "file:line:col: field: message", the field
 // being the dotted path of the value ("tools[0].results[1].when"):
 //
-//	weather.yaml:3:9: agent.kind: unknown kind "reakt": expected "react", "agent", "go" or "command" (did you mean "react"?)
+//	weather.yaml:3:9: agent.kind: unknown kind "reakt": expected "react", "agent", "graph", "go" or "command" (did you mean "react"?)
 //	weather.yaml:12:9: tools[0].results[0].retrun: unknown field "retrun" (did you mean "return"?)
 //
 // Scenario.Pos gives the place of any field of a loaded scenario, so
@@ -500,7 +604,12 @@
 // before the next model call, message IDs are unique, and no run exceeds
 // its recursion limit. Its transcript (Transcript) lists, per superstep
 // read from the thread's checkpoints, the nodes that ran and the messages
-// added, replaced and removed.
+// added, replaced and removed; a step that ran a subgraph is followed by
+// the subgraph's own steps ("researcher › step 2 · tools"), read from
+// its namespace, and a subgraph paused inside by what it ran so far
+// ("paused in writer"); a turn that streams messages ends with one line
+// per streamed message: where it came from, its chunk count and the text
+// of each chunk.
 //
 // A scenario's timeout, a tool's timeout and an interrupt all cancel the
 // context that Go tools get; a Go tool still running Options.ToolGrace

@@ -74,7 +74,7 @@ turns:
 		}
 	}
 	// Output:
-	// broken.yaml:2:9: agent.kind: unknown kind "reakt": expected "react", "agent", "go" or "command" (did you mean "react"?)
+	// broken.yaml:2:9: agent.kind: unknown kind "reakt": expected "react", "agent", "graph", "go" or "command" (did you mean "react"?)
 	// broken.yaml:3:3: agent.modle: unknown field "modle" (did you mean "model"?)
 	// broken.yaml:7:5: tools[0]: needs exactly one of go, results or emulate, got results and emulate
 	// broken.yaml:11:5: turns[0].resume: thread "main" has not started: its first turn cannot be resume
@@ -146,4 +146,47 @@ expect:
 	// pass
 	// correct (judge): 1 of 1: Same facts as the reference.
 	// calls (trajectory_score): 0.667 of 0.6: 1 call in common, in order, of 1 expected and 2 made; unexpected search {"q": "weather"}
+}
+
+// Two agents as the nodes of one graph, the turn streaming messages from
+// inside them (subgraphs: true): each streamed message comes with the
+// node that made it and its subgraph, in chunks of the script's
+// chunk_size.
+func ExampleRunScenarioObserved_streamedSubgraphs() {
+	const file = `
+agent:
+  kind: graph
+  nodes:
+    - {name: researcher, model: researcher}
+    - {name: writer, model: writer, tools: []}
+models:
+  researcher:
+    chunk_size: 10
+    responses: [{id: r1, content: Paris is sunny.}]
+  writer:
+    chunk_size: 10
+    responses: [{id: w1, content: "Dear Ana, it is sunny."}]
+turns:
+  - user: Tell Ana about Paris.
+    stream_mode: messages
+    subgraphs: true
+expect:
+  streamed:
+    - {namespace: researcher, node: agent, pieces: [Paris is s, unny.]}
+    - {namespace: writer, node: agent, chunks: 3}
+`
+	s, err := harness.Parse("pipeline.yaml", []byte(file))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, obs := harness.RunScenarioObserved(context.Background(), s, harness.Options{})
+	fmt.Println(res.Status)
+	for _, m := range obs.Streamed {
+		fmt.Printf("%s › %s: %q\n", m.Path(), m.Node, m.Pieces())
+	}
+	// Output:
+	// pass
+	// researcher › agent: ["Paris is s" "unny."]
+	// writer › agent: ["Dear Ana, " "it is sunn" "y."]
 }

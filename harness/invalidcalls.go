@@ -16,9 +16,9 @@ import (
 
 // writeInvalidCalls writes a message's invalid tool calls in the
 // transcript, one line each, under its valid ones.
-func writeInvalidCalls(b *strings.Builder, m engine.Message) {
+func writeInvalidCalls(b *strings.Builder, indent string, m engine.Message) {
 	for _, c := range m.InvalidToolCalls {
-		fmt.Fprintf(b, "        ✗ %s %s [%s] (invalid: %s)\n", orNone(c.Name), quote(c.Args), orNone(c.ID), oneLine(c.Error))
+		fmt.Fprintf(b, "%s    ✗ %s %s [%s] (invalid: %s)\n", indent, orNone(c.Name), quote(c.Args), orNone(c.ID), oneLine(c.Error))
 	}
 }
 

@@ -49,7 +49,7 @@ func TestLoadBrokenFiles(t *testing.T) {
 		want: []string{
 			`testdata/load/unknown_keys.yaml:1:1: descripton: unknown field "descripton" (did you mean "description"?)`,
 			`testdata/load/unknown_keys.yaml:3:3: agent.knd: unknown field "knd" (did you mean "kind"?)`,
-			`testdata/load/unknown_keys.yaml:4:3: agent.flavour: unknown field "flavour": expected one of kind, model, base_url, prompt, recursion_limit, version, name, response_format, middleware, checkpointer, interrupt_before, interrupt_after, handle_tool_errors, max_concurrency, command, env, timeout, dir`,
+			`testdata/load/unknown_keys.yaml:4:3: agent.flavour: unknown field "flavour": expected one of kind, model, base_url, prompt, recursion_limit, version, name, response_format, middleware, checkpointer, interrupt_before, interrupt_after, handle_tool_errors, max_concurrency, command, env, timeout, dir, nodes`,
 			`testdata/load/unknown_keys.yaml:11:9: tools[0].results[0].retrun: unknown field "retrun" (did you mean "return"?)`,
 			`testdata/load/unknown_keys.yaml:15:11: expect.final.contain: unknown field "contain" (did you mean "contains"?)`,
 		},
@@ -73,10 +73,18 @@ func TestLoadBrokenFiles(t *testing.T) {
 			`testdata/load/middleware_options.yaml:5:16: agent.middleware[0].options: run_limit: expected an integer or null, got 'many'`,
 		},
 	}, {
+		file:   "aux_models.yaml",
+		reason: "a provider model named in middleware options is checked like agent.model, at its place; an openai-compatible one needs agent.base_url",
+		want: []string{
+			`testdata/load/aux_models.yaml:5:24: agent.middleware[0].options.model: unknown provider "openia" in model "openia:gpt-4.1-mini": expected "openai", "anthropic" or "openai-compatible" (did you mean "openai"?)`,
+			`testdata/load/aux_models.yaml:7:56: agent.middleware[1].options.models[1]: missing agent.base_url: an "openai-compatible" model answers from the agent's server`,
+			`testdata/load/aux_models.yaml:9:24: agent.middleware[2].options.model: model "openai:" names no model: expected "openai:<model>"`,
+		},
+	}, {
 		file:   "enums.yaml",
 		reason: "a value outside an enum lists the allowed values, with a suggestion when one is close",
 		want: []string{
-			`testdata/load/enums.yaml:2:9: agent.kind: unknown kind "reakt": expected "react", "agent", "go" or "command" (did you mean "react"?)`,
+			`testdata/load/enums.yaml:2:9: agent.kind: unknown kind "reakt": expected "react", "agent", "graph", "go" or "command" (did you mean "react"?)`,
 			`testdata/load/enums.yaml:3:12: agent.version: unknown version "v3": expected "v1" or "v2" (did you mean "v1"?)`,
 			`testdata/load/enums.yaml:6:15: agent.response_format.strategy: unknown strategy "json": expected "auto", "tool" or "provider"`,
 			`testdata/load/enums.yaml:14:16: tools[0].results[0].match: unknown match "glob": expected "exact", "subset" or "regex"`,
@@ -204,6 +212,41 @@ func TestLoadBrokenFiles(t *testing.T) {
 			`testdata/load/graders.yaml:23:34: expect.graders[4].trajectory_score.method: unknown method "jaccard": expected "lcs", "edit", "f1", "precision" or "recall"`,
 			`testdata/load/graders.yaml:24:34: expect.graders[5].command.timeout: want a duration such as "10s": time: invalid duration "soon"`,
 			`testdata/load/graders.yaml:25:49: expect.graders[6].answer.similar.min: must be at most 1, got 3`,
+		},
+	}, {
+		file:   "stream.yaml",
+		reason: "stream modes are LangGraph's (with a suggestion), an update_state turn streams nothing, expect.streamed needs a turn that streams messages and entries that agree with themselves",
+		want: []string{
+			`testdata/load/stream.yaml:5:18: turns[0].stream_mode: unknown stream mode "mesages": expected "values", "updates" or "messages", or a list of them (did you mean "messages"?)`,
+			`testdata/load/stream.yaml:7:5: turns[1].stream_mode: an update_state turn runs no graph, so it streams nothing`,
+			`testdata/load/stream.yaml:9:27: turns[2].stream_mode[1]: unknown value "tokens": expected "values", "updates" or "messages"`,
+			`testdata/load/stream.yaml:12:3: expect.streamed: no turn streams messages: give the turns to watch stream_mode: messages`,
+			`testdata/load/stream.yaml:13:27: expect.streamed[0].pieces: 1 piece, but chunks is 2: each chunk is one piece`,
+			"testdata/load/stream.yaml:14:22: expect.streamed[1].text.regex: invalid regular expression: error parsing regexp: missing closing ): `(`",
+			`testdata/load/stream.yaml:14:34: expect.streamed[1].type: unknown type "chunk": expected "ai", "tool", "human" or "system"`,
+		},
+	}, {
+		file:   "graph.yaml",
+		reason: "a graph's nodes: names unique and free of LangGraph's reserved forms, models and tools that exist (with suggestions), middleware and react-only fields on the right kind, middleware options built; agent fields that belong to a node; a checkpointer; provider models in a node's middleware options",
+		want: []string{
+			`testdata/load/graph.yaml:1:1: script: missing: the "scripted" model (the default agent.model) answers from script`,
+			`testdata/load/graph.yaml:3:3: agent.prompt: not for a "graph" agent: set it on the node whose agent it configures (agent.nodes[i].prompt)`,
+			`testdata/load/graph.yaml:4:17: agent.checkpointer: a "graph" agent needs its checkpointer: what its subgraphs did is read from their checkpoints`,
+			`testdata/load/graph.yaml:6:13: agent.nodes[0].name: "__start__" is LangGraph's own: a node's name may not start with "__"`,
+			`testdata/load/graph.yaml:8:14: agent.nodes[1].model: no model "reseacher" in models: a node's model is the scenario's (leave it out) or a scripted model of models (did you mean "researcher"?)`,
+			`testdata/load/graph.yaml:9:15: agent.nodes[1].tools[0]: unknown tool "get_wether" (did you mean "get_weather"?)`,
+			`testdata/load/graph.yaml:10:19: agent.nodes[1].middleware: middleware needs kind "agent" (create_agent), not "react"`,
+			`testdata/load/graph.yaml:11:13: agent.nodes[2].name: duplicate node "researcher" (also agent.nodes[1])`,
+			`testdata/load/graph.yaml:13:7: agent.nodes[2].version: only for kind "react" (create_react_agent), not "agent"`,
+			`testdata/load/graph.yaml:14:62: agent.nodes[2].middleware[0].options: run_limit: expected an integer or null, got 'many'`,
+			`testdata/load/graph.yaml:15:14: agent.nodes[3].name: "a:b": a node's name may not hold ":" or "|", which checkpoint namespaces use`,
+			`testdata/load/graph.yaml:18:69: agent.nodes[4].middleware[0].options.model: unknown provider "opnai" in model "opnai:gpt-4.1-mini": expected "openai", "anthropic" or "openai-compatible" (did you mean "openai"?)`,
+		},
+	}, {
+		file:   "nodes.yaml",
+		reason: "nodes belong to a graph agent",
+		want: []string{
+			`testdata/load/nodes.yaml:2:3: agent.nodes: only for agent.kind "graph", not "react"`,
 		},
 	}, {
 		file:   "two_docs.yaml",
@@ -764,5 +807,29 @@ func TestParseDeepNesting(t *testing.T) {
 	want := []string{"deep.yaml:1:208: values are nested deeper than 200 levels (--limit depth=N, Limits.Depth)"}
 	if diff := cmp.Diff(want, problemStrings(t, err)); diff != "" {
 		t.Errorf("Parse(deep.yaml) mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestParseStreamMode: stream_mode takes one mode or a list, as
+// LangGraph's stream_mode does; both load as a list.
+func TestParseStreamMode(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		yaml   string
+		reason string
+		want   StreamModes
+	}{
+		{"messages", "one mode is a list of one", StreamModes{"messages"}},
+		{"[updates, messages]", "a list keeps its order", StreamModes{"updates", "messages"}},
+	}
+	for _, tt := range tests {
+		doc := "script: {responses: []}\nturns:\n  - user: hi\n    stream_mode: " + tt.yaml + "\n    subgraphs: true\n"
+		s, err := Parse("stream.yaml", []byte(doc))
+		if err != nil {
+			t.Fatalf("Parse(stream_mode: %s): %v", tt.yaml, err)
+		}
+		if d := cmp.Diff(tt.want, s.Turns[0].StreamMode); d != "" || !s.Turns[0].Subgraphs {
+			t.Errorf("Parse(stream_mode: %s) mismatch (-want +got):\n%s\nsubgraphs %v (%s)", tt.yaml, d, s.Turns[0].Subgraphs, tt.reason)
+		}
 	}
 }

@@ -14,7 +14,7 @@ func reportSteps(steps []grade.Step) []report.Step {
 	}
 	out := make([]report.Step, len(steps))
 	for i, st := range steps {
-		out[i] = report.Step{Turn: st.Turn, Thread: st.Thread, Step: st.Step, Nodes: st.Nodes, Removed: st.Removed, Keys: st.Keys}
+		out[i] = report.Step{Turn: st.Turn, Thread: st.Thread, Step: st.Step, Namespace: st.Namespace, Pending: st.Pending, Nodes: st.Nodes, Removed: st.Removed, Keys: st.Keys}
 		for _, m := range st.Changed {
 			out[i].Messages = append(out[i].Messages, reportMessage(m))
 		}

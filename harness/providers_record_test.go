@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -136,6 +137,24 @@ func providerScripts() map[string]fakeProvider {
 				Text:  `{"reasoning": "The output names Canberra, as the reference does, and says nothing false.", "score": 1}`,
 				Usage: serve.Usage{Input: 301, Output: 24}, Check: wantJudgePrompt},
 		),
+		"providers/openai_stream_messages": newFake(fakeOpenAIKey,
+			serve.Turn{Model: "gpt-4.1-mini-2025-04-14", Text: "I'll check the weather in Oslo.", ToolCalls: []serve.ToolCall{
+				{ID: "call_0sl0Sn0w", Name: "get_weather", Args: `{"city":"Oslo"}`},
+			}, Usage: serve.Usage{Input: 94, Output: 24}, Check: wantStream},
+			serve.Turn{Model: "gpt-4.1-mini-2025-04-14", Text: "Yes: it is snowing in Oslo, at -3 °C.",
+				Usage: serve.Usage{Input: 140, Output: 15}, Check: func(r *serve.Request) error {
+					return errors.Join(wantStream(r), wantToolResults(1)(r))
+				}},
+		),
+		"providers/agent_aux_models": newFake(fakeOpenAIKey,
+			// the fallback's answer to the first turn (the scripted agent
+			// fails), then the summarizer's, when the second turn makes
+			// three messages
+			serve.Turn{Model: "gpt-4.1-mini-2025-04-14", Text: "Day 1 Alfama, day 2 Belém, day 3 Sintra, day 4 LX Factory.",
+				Usage: serve.Usage{Input: 14, Output: 21}},
+			serve.Turn{Model: "gpt-4.1-mini-2025-04-14", Text: "The user is planning a four-day trip to Lisbon; an itinerary was given.",
+				Usage: serve.Usage{Input: 420, Output: 17}, Check: wantSummaryPrompt},
+		),
 		"providers/agent_structured_provider": newFake(fakeOpenAIKey,
 			serve.Turn{Model: "gpt-4.1-mini-2025-04-14",
 				Text:  `{"name":"Ada Lovelace","email":"ada@example.com","company":"Analytical Engines Ltd"}`,
@@ -160,6 +179,23 @@ func wantEmulatorPrompt(tool string) func(*serve.Request) error {
 		}
 		return nil
 	}
+}
+
+// summaryPrompt starts every request of LangChain's
+// SummarizationMiddleware (DEFAULT_SUMMARY_PROMPT).
+const summaryPrompt = "<role>\nContext Extraction Assistant\n</role>"
+
+// wantSummaryPrompt checks that a request is a summarizer's.
+func wantSummaryPrompt(r *serve.Request) error {
+	body, err := r.JSON()
+	if err != nil {
+		return err
+	}
+	raw, _ := json.Marshal(body)
+	if got := firstUserText(raw); !strings.HasPrefix(got, summaryPrompt) || !strings.Contains(got, "Plan a four-day trip to Lisbon.") {
+		return fmt.Errorf("want the summarizer's prompt with the messages to summarize, got %q", got)
+	}
+	return nil
 }
 
 // judgeInputPrefix starts the human message of every judge's request
@@ -196,6 +232,19 @@ func wantToolChoice(r *serve.Request, want string) error {
 	}
 	if got := body["tool_choice"]; got != want {
 		return fmt.Errorf("tool_choice = %v, want %q (the structured-output tool is required)", got, want)
+	}
+	return nil
+}
+
+// wantStream checks that a request asks for a stream, as a model called
+// under the "messages" stream mode does.
+func wantStream(r *serve.Request) error {
+	body, err := r.JSON()
+	if err != nil {
+		return err
+	}
+	if body["stream"] != true {
+		return fmt.Errorf(`stream = %v, want true: the "messages" stream mode streams the model`, body["stream"])
 	}
 	return nil
 }
@@ -261,6 +310,10 @@ func (d dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		tool, _, _ := strings.Cut(rest, "\n")
 		key = "tool:" + tool
 	}
+	if strings.HasPrefix(key, summaryPrompt) {
+		// a summarizer's call goes to the scenario that summarizes
+		key = "summarizer"
+	}
 	if rest, ok := strings.CutPrefix(key, judgeInputPrefix); ok {
 		// a judge's call goes to the scenario whose input it grades
 		key, _, _ = strings.Cut(rest, "\n</input>")
@@ -317,6 +370,11 @@ func TestRecordProviderCassettes(t *testing.T) {
 		for _, tool := range s.Tools {
 			if tool.Emulate != nil {
 				d.byInput["tool:"+tool.Name] = srv.srv
+			}
+		}
+		for _, m := range s.Agent.Middleware {
+			if m.Type == "SummarizationMiddleware" {
+				d.byInput["summarizer"] = srv.srv
 			}
 		}
 	}

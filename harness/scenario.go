@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"slices"
+
 	"github.com/agenteval/agenteval/emulator"
 	"github.com/agenteval/agenteval/grade"
 )
@@ -29,7 +31,9 @@ type Scenario struct {
 	// form ({"responses": [...], "then": {"repeat": ...}}).
 	Script any `json:"script,omitempty"`
 	// Models are named scripted models (scripts) that middleware options
-	// refer to by name ("model": "summarizer").
+	// refer to by name ("model": "summarizer"). A middleware option may
+	// name a provider model instead ("model": "openai:gpt-4.1-mini"),
+	// answered from the scenario's cassette.
 	Models map[string]any `json:"models,omitempty"`
 	// Tools are the tools the agent has, with how each behaves.
 	Tools []Tool `json:"tools,omitempty"`
@@ -56,10 +60,11 @@ type Scenario struct {
 // Agent configures the agent under test.
 type Agent struct {
 	// Kind is "react" (create_react_agent, the default), "agent"
-	// (langchain's create_agent), "go" (a Go agent the program registers
-	// in Options.Agents under Name) or "command" (a program in any
-	// language, run as Command against a model server; see the package
-	// doc).
+	// (langchain's create_agent), "graph" (a graph whose nodes are
+	// agents, each run as a subgraph: see Nodes), "go" (a Go agent the
+	// program registers in Options.Agents under Name) or "command" (a
+	// program in any language, run as Command against a model server;
+	// see the package doc).
 	Kind string `json:"kind,omitempty"`
 	// Model is "scripted" (the default: answers come from Script) or a
 	// provider model, "openai:gpt-4.1-mini", "anthropic:claude-sonnet-4-5",
@@ -105,6 +110,38 @@ type Agent struct {
 	// Dir is a "command" agent's working directory, relative to the
 	// scenario file's directory; "" is that directory.
 	Dir string `json:"dir,omitempty"`
+	// Nodes are a "graph" agent's nodes, run in order: each an agent
+	// compiled on its own and added to a MessagesState graph as a node
+	// under its name (LangGraph's add_node(name, compiled_agent)).
+	Nodes []Node `json:"nodes,omitempty"`
+}
+
+// Node is one node of a "graph" agent: an agent of its own, run as a
+// subgraph in the checkpoint namespace "<name>:<task id>". The zero
+// values mean what they mean for Agent.
+type Node struct {
+	// Name names the node in the graph and the agent (set on its AI
+	// messages, as create_react_agent's and create_agent's name is).
+	Name string `json:"name"`
+	// Kind is "react" (the default) or "agent".
+	Kind string `json:"kind,omitempty"`
+	// Model is "" (the scenario's model: agent.model, answered from
+	// script or the cassette) or the name of a scripted model in the
+	// scenario's models.
+	Model string `json:"model,omitempty"`
+	// Tools names the scenario's tools the node's agent has; nil (the
+	// key left out) is all of them, an empty list none.
+	Tools *[]string `json:"tools,omitempty"`
+	// Prompt, Version, ResponseFormat, Middleware, InterruptBefore,
+	// InterruptAfter and HandleToolErrors configure the node's agent as
+	// the Agent fields of the same names do.
+	Prompt           string          `json:"prompt,omitempty"`
+	Version          string          `json:"version,omitempty"`
+	ResponseFormat   *ResponseFormat `json:"response_format,omitempty"`
+	Middleware       []Middleware    `json:"middleware,omitempty"`
+	InterruptBefore  []string        `json:"interrupt_before,omitempty"`
+	InterruptAfter   []string        `json:"interrupt_after,omitempty"`
+	HandleToolErrors any             `json:"handle_tool_errors,omitempty"`
 }
 
 // ResponseFormat is a structured-response request.
@@ -201,7 +238,25 @@ type Turn struct {
 	// FromStep runs (or updates) from the thread's checkpoint of that
 	// step instead of its newest: time travel.
 	FromStep *int `json:"from_step,omitempty"`
+	// StreamMode is the stream modes the turn runs with, LangGraph's
+	// stream_mode: any of "values", "updates" and "messages", given as
+	// one ("messages") or a list (["updates", "messages"]). With
+	// "messages" the chunks of the models' answers are observed
+	// (Observed.Streamed); updates and values are what the steps show
+	// anyway. Empty is the runner's own observation only.
+	StreamMode StreamModes `json:"stream_mode,omitempty"`
+	// Subgraphs runs the turn with subgraphs=True: the messages stream
+	// shows the chunks of the agents inside a "graph" agent's nodes as
+	// they come, under their namespaces.
+	Subgraphs bool `json:"subgraphs,omitempty"`
 }
+
+// StreamModes is a turn's stream_mode: a list of modes, which a file may
+// also give as one string ("messages").
+type StreamModes []string
+
+// Has says whether the modes include mode.
+func (m StreamModes) Has(mode string) bool { return slices.Contains(m, mode) }
 
 // Position is a place in a scenario file, 1-based.
 type Position struct {

@@ -134,6 +134,15 @@ func (r *reader) schemaError(cs *compiledSchema, doc any, e *jsonschema.Validati
 			r.problem(path, r.posOf(path), modelMessage(k.Got))
 			return
 		}
+		if strings.HasSuffix(path, ".stream_mode") {
+			modes := []string{"values", "updates", "messages"}
+			msg := fmt.Sprintf("unknown stream mode %q: expected %s, or a list of them", k.Got, orList(modes, true))
+			if m := suggest(k.Got, modes); m != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", m)
+			}
+			r.problem(path, r.posOf(path), msg)
+			return
+		}
 		r.problem(path, r.posOf(path), fmt.Sprintf("%q does not match the pattern %s", k.Got, k.Want))
 	case *kind.Minimum:
 		r.problem(path, r.posOf(path), fmt.Sprintf("must be at least %s, got %s", ratString(k.Want), ratString(k.Got)))

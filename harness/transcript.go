@@ -39,24 +39,40 @@ func transcript(s *Scenario, o *grade.Observed, steps []report.Step) string {
 		}
 	}
 	turn := -1
+	paused := "" // the subgraph task whose pending steps are being written
 	for si, st := range steps {
 		if st.Turn != turn {
+			writeStreamed(&b, o, turn)
 			turn = st.Turn
-			fmt.Fprintf(&b, "\nturn %d · thread %s · %s\n", turn+1, st.Thread, describeTurn(s.Turns[turn]))
+			paused = ""
+			fmt.Fprintf(&b, "\nturn %d · thread %s · %s%s\n", turn+1, st.Thread, describeTurn(s.Turns[turn]), describeStream(s.Turns[turn]))
 		}
-		fmt.Fprintf(&b, "  step %d · %s\n", st.Step, strings.Join(compactNodes(st.Nodes), ", "))
+		indent := "    "
+		if st.Namespace == "" {
+			fmt.Fprintf(&b, "  step %d · %s\n", st.Step, strings.Join(compactNodes(st.Nodes), ", "))
+		} else {
+			levels := strings.Split(st.Namespace, "|")
+			if top := levels[0]; st.Pending && top != paused {
+				paused = top
+				name, _, _ := strings.Cut(top, ":")
+				fmt.Fprintf(&b, "  paused in %s\n", name)
+			}
+			indent = "      "
+			path := strings.ReplaceAll(grade.NamespacePath(levels), "|", " › ")
+			fmt.Fprintf(&b, "    %s › step %d · %s\n", path, st.Step, strings.Join(compactNodes(st.Nodes), ", "))
+		}
 		for mi, m := range st.Messages {
 			note := ""
 			if m.Type == string(engine.TypeTool) {
 				note = emulated[m.Name]
 			}
-			writeMessage(&b, m, note)
+			writeMessage(&b, indent, m, note)
 			if si < len(o.Steps) && mi < len(o.Steps[si].Changed) {
-				writeInvalidCalls(&b, o.Steps[si].Changed[mi])
+				writeInvalidCalls(&b, indent, o.Steps[si].Changed[mi])
 			}
 		}
 		if len(st.Removed) > 0 {
-			fmt.Fprintf(&b, "    - removed %s\n", strings.Join(st.Removed, ", "))
+			fmt.Fprintf(&b, "%s- removed %s\n", indent, strings.Join(st.Removed, ", "))
 		}
 		var other []string
 		for _, k := range st.Keys {
@@ -65,9 +81,10 @@ func transcript(s *Scenario, o *grade.Observed, steps []report.Step) string {
 			}
 		}
 		if len(other) > 0 {
-			fmt.Fprintf(&b, "    keys: %s\n", strings.Join(other, ", "))
+			fmt.Fprintf(&b, "%skeys: %s\n", indent, strings.Join(other, ", "))
 		}
 	}
+	writeStreamed(&b, o, turn)
 	if len(o.Interrupts) > 0 {
 		b.WriteString("\ninterrupts:\n")
 		for _, iv := range o.Interrupts {
@@ -135,12 +152,67 @@ func describeTurn(t Turn) string {
 	return "continue"
 }
 
-func writeMessage(b *strings.Builder, m report.Message, note string) {
+// describeStream is what a turn asks of the stream, "" for nothing:
+// " · stream_mode updates, messages · subgraphs".
+func describeStream(t Turn) string {
+	var s string
+	if len(t.StreamMode) > 0 {
+		s += " · stream_mode " + strings.Join(t.StreamMode, ", ")
+	}
+	if t.Subgraphs {
+		s += " · subgraphs"
+	}
+	return s
+}
+
+// writeStreamed writes what the "messages" stream mode delivered in turn
+// ti, one line per message: the node that produced it (after its
+// subgraph's path), the message, how many chunks it came in and the text
+// of each, then the tool calls its chunks carried.
+func writeStreamed(b *strings.Builder, o *grade.Observed, ti int) {
+	first := true
+	for _, sm := range o.Streamed {
+		if sm.Turn != ti || len(sm.Chunks) == 0 {
+			continue
+		}
+		if first {
+			b.WriteString("  streamed:\n")
+			first = false
+		}
+		where := fmt.Sprintf("step %d · %s", sm.Step, sm.Node)
+		if p := sm.Path(); p != "" {
+			where = strings.ReplaceAll(p, "|", " › ") + " › " + where
+		}
+		m := sm.Chunks[0]
+		head := string(m.Type)
+		if m.Name != "" {
+			head += " " + m.Name
+		}
+		pieces := make([]string, len(sm.Chunks))
+		for i, c := range sm.Chunks {
+			pieces[i] = quote(c.Text())
+		}
+		fmt.Fprintf(b, "    %s · %s [%s] · %s: %s", where, head, orNone(m.ID), countChunks(len(sm.Chunks)), strings.Join(pieces, " "))
+		if calls := sm.ToolCalls(); len(calls) > 0 {
+			fmt.Fprintf(b, " → %s", strings.Join(calls, ", "))
+		}
+		b.WriteString("\n")
+	}
+}
+
+func countChunks(n int) string {
+	if n == 1 {
+		return "1 chunk"
+	}
+	return fmt.Sprintf("%d chunks", n)
+}
+
+func writeMessage(b *strings.Builder, indent string, m report.Message, note string) {
 	head := m.Type
 	if m.Name != "" {
 		head += " " + m.Name
 	}
-	fmt.Fprintf(b, "    + %s [%s]", head, orNone(m.ID))
+	fmt.Fprintf(b, "%s+ %s [%s]", indent, head, orNone(m.ID))
 	if m.ToolCallID != "" {
 		fmt.Fprintf(b, " ← %s", m.ToolCallID)
 	}
@@ -155,7 +227,7 @@ func writeMessage(b *strings.Builder, m report.Message, note string) {
 	}
 	b.WriteString("\n")
 	for _, c := range m.ToolCalls {
-		fmt.Fprintf(b, "        → %s %s [%s]\n", c.Name, c.Args, orNone(c.ID))
+		fmt.Fprintf(b, "%s    → %s %s [%s]\n", indent, c.Name, c.Args, orNone(c.ID))
 	}
 }
 

@@ -118,24 +118,27 @@ func (r *turnRun) invoke(ctx context.Context, ti int, turn Turn, thread string, 
 	input := turnInput(turn)
 	r.obs.Err = nil
 	startID, before := "", r.prev[thread]
+	h := &historyReader{st: r.st, thread: thread, turn: ti, pos: map[string]taskPos{}}
 	if cfg.ThreadID != "" {
 		if snap, err := r.st.graph.GetState(ctx, engine.Config{ThreadID: cfg.ThreadID, CheckpointID: cfg.CheckpointID}); err == nil && snap.Metadata != nil {
 			startID = snap.Config.CheckpointID
 			before = snap.Values.Messages("messages")
+			h.starts = r.st.subgraphStarts(ctx, thread, snap)
 		}
 	}
-	steps := r.stream(ctx, ti, thread, input, cfg)
+	steps, chunks := r.stream(ctx, ti, thread, input, cfg, turn)
 	if cfg.ThreadID != "" {
-		hs, msgs, err := r.st.historySteps(ctx, thread, startID, ti, before)
+		hs, msgs, err := h.steps(ctx, "", startID, before, 0)
 		if err != nil {
 			return fmt.Errorf("%s: turns[%d]: read the thread's history: %w", r.s.File, ti, err)
 		}
 		steps, r.prev[thread] = hs, msgs
 		r.interruptsFromState(ctx, ti, thread)
 	}
+	r.obs.Streamed = append(r.obs.Streamed, streamedMessages(ti, chunks, h.pos)...)
 	inv := grade.Invoke{Turn: ti, Thread: thread, Limit: r.st.limit}
 	for _, step := range steps {
-		if step.Nodes[0] != "input" {
+		if step.Nodes[0] != "input" && step.Namespace == "" {
 			inv.Supersteps++
 		}
 		r.addStep(step)
@@ -147,7 +150,7 @@ func (r *turnRun) invoke(ctx context.Context, ti int, turn Turn, thread string, 
 // stream runs the graph on input and watches its stream: the interrupts
 // as they come, and, without a checkpointer, the supersteps, which it
 // returns. A failed run is the run's error (obs.Err).
-func (r *turnRun) stream(ctx context.Context, ti int, thread string, input any, cfg engine.Config) []grade.Step {
+func (r *turnRun) stream(ctx context.Context, ti int, thread string, input any, cfg engine.Config, turn Turn) ([]grade.Step, []streamedChunk) {
 	w := &streamWatch{r: r, turn: ti, thread: thread, input: input, keys: map[string]bool{}, stepBase: -1, first: true}
 	// With a checkpointer the steps are read from the checkpoints after
 	// the turn; only a run without one needs the values chunks.
@@ -155,10 +158,24 @@ func (r *turnRun) stream(ctx context.Context, ti int, thread string, input any, 
 	if cfg.ThreadID == "" {
 		modes = append(modes, engine.StreamValues)
 	}
+	if turn.StreamMode.Has(string(engine.StreamMessages)) {
+		modes = append(modes, engine.StreamMessages)
+	}
+	cfg.Subgraphs = turn.Subgraphs
+	var chunks []streamedChunk
 	for part, err := range r.st.graph.Stream(ctx, input, cfg, modes...) {
 		if err != nil {
 			r.obs.Err = err
 			break
+		}
+		if part.Mode == engine.StreamMessages {
+			if c, ok := part.Data.(engine.MessageChunk); ok {
+				chunks = append(chunks, streamedChunk{ns: part.Namespace, chunk: c})
+			}
+			continue
+		}
+		if part.Namespace != nil {
+			continue // a subgraph's own updates and values: its steps are read from its checkpoints
 		}
 		switch part.Mode {
 		case engine.StreamUpdates:
@@ -167,7 +184,7 @@ func (r *turnRun) stream(ctx context.Context, ti int, thread string, input any, 
 			w.values(part.Data)
 		}
 	}
-	return w.steps
+	return w.steps, chunks
 }
 
 // streamWatch follows one turn's stream.
@@ -342,67 +359,6 @@ func stateValues(v any) any {
 		st[k], _ = o.Get(k)
 	}
 	return st
-}
-
-// historySteps reads the supersteps a turn ran from the checkpoints it
-// wrote: the chain of parents from the thread's newest checkpoint back to
-// startID (the checkpoint the turn started from; "" for a new thread).
-// Each loop checkpoint is one step: its number, the tasks its parent
-// scheduled, the messages it added or replaced and the keys it changed.
-// It returns the steps, each with the messages after it, and the messages
-// at the end.
-func (st *setup) historySteps(ctx context.Context, thread, startID string, turn int, before []engine.Message) ([]grade.Step, []engine.Message, error) {
-	hist, err := st.graph.GetStateHistory(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{})
-	if err != nil || len(hist) == 0 {
-		return nil, before, err
-	}
-	byID := make(map[string]*engine.StateSnapshot, len(hist))
-	for _, h := range hist {
-		byID[h.Config.CheckpointID] = h
-	}
-	var chain []*engine.StateSnapshot
-	for cur := hist[0]; cur != nil && cur.Config.CheckpointID != startID; {
-		chain = append(chain, cur)
-		if cur.ParentConfig == nil {
-			break
-		}
-		cur = byID[cur.ParentConfig.CheckpointID]
-	}
-	slices.Reverse(chain)
-	parent := byID[startID]
-	var steps []grade.Step
-	msgs := before
-	for _, c := range chain {
-		if c.Metadata == nil || c.Metadata.Source != "loop" || parent == nil {
-			parent = c
-			continue
-		}
-		var nodes []string
-		input := false
-		for _, t := range parent.Tasks {
-			if t.Name == engine.Start {
-				input = true
-				continue
-			}
-			nodes = append(nodes, t.Name)
-		}
-		slices.Sort(nodes)
-		now := c.Values.Messages("messages")
-		old := parent.Values.Messages("messages")
-		step := grade.Step{Turn: turn, Thread: thread, Step: c.Metadata.Step, Nodes: nodes, Changed: changed(old, now), Removed: removed(old, now), Messages: now}
-		if input {
-			step.Nodes = append([]string{"input"}, nodes...)
-		} else {
-			step.Keys = changedKeys(parent.Values, c.Values)
-		}
-		if len(step.Nodes) == 0 {
-			step.Nodes = []string{"(no task)"}
-		}
-		steps = append(steps, step)
-		msgs = now
-		parent = c
-	}
-	return steps, msgs, nil
 }
 
 // changedKeys lists, sorted, the state keys whose values differ.

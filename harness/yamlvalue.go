@@ -462,6 +462,10 @@ func (r *reader) decode(v any, dst reflect.Value, path string) {
 		dst.Set(p)
 	case reflect.Slice:
 		list, ok := v.([]any)
+		if str, isStr := v.(string); isStr && dst.Type() == reflect.TypeFor[StreamModes]() {
+			// stream_mode: "messages" is the list of that one mode
+			list, ok = []any{str}, true
+		}
 		if !ok {
 			return
 		}

@@ -128,10 +128,17 @@ type Expectation struct {
 
 // Step is one superstep of the run.
 type Step struct {
-	// Turn is the 0-based turn; Step the superstep's number in the thread.
+	// Turn is the 0-based turn; Step the superstep's number in the thread
+	// (in the subgraph, for a step inside one).
 	Turn   int    `json:"turn"`
 	Thread string `json:"thread"`
 	Step   int    `json:"step"`
+	// Namespace is "" for a step of the agent's own graph and the
+	// subgraph task's checkpoint namespace ("researcher:<task id>") for a
+	// step inside a subgraph; Pending marks such a step whose parent task
+	// paused inside the subgraph and has not finished.
+	Namespace string `json:"namespace,omitempty"`
+	Pending   bool   `json:"pending,omitempty"`
 	// Nodes are the nodes that ran, sorted, repeated per task.
 	Nodes []string `json:"nodes"`
 	// Messages are the messages the step added or replaced, in state

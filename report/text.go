@@ -184,6 +184,9 @@ func trajectoryText(steps []Step) string {
 		if st.Thread != "" {
 			fmt.Fprintf(&b, " thread %s", st.Thread)
 		}
+		if st.Namespace != "" {
+			fmt.Fprintf(&b, " in %s", st.Namespace)
+		}
 		fmt.Fprintf(&b, ": %s\n", strings.Join(st.Nodes, ", "))
 		for _, m := range st.Messages {
 			head := m.Type

@@ -130,3 +130,33 @@ func TestMannWhitneyUTiesCountHalf(t *testing.T) {
 		}
 	}
 }
+
+// TestMannWhitneyUReference checks MannWhitneyU against R's wilcox.test,
+// as scipy's test suite records it (scipy/stats/tests/
+// test_mannwhitneyu.py): test_gh_9184 (no ties, so our exact
+// distribution; R: wilcox.test(x, y, exact = TRUE)) and test_gh_11355b
+// (ties, so the normal approximation with tie and continuity corrections;
+// R: wilcox.test(x, y, exact = FALSE), scipy method="asymptotic"), all
+// two-sided.
+func TestMannWhitneyUReference(t *testing.T) {
+	inf := math.Inf(1)
+	tests := []struct {
+		reason string
+		x, y   []float64
+		u, p   float64
+		exact  bool
+	}{
+		{"gh-9184, no ties: the exact p", []float64{0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46}, []float64{1.15, 0.88, 0.90, 0.74, 1.21},
+			35, 0.2544122544123, true},
+		{"gh-11355, ties: normal approximation", []float64{1, 2, 3, 4}, []float64{3, 6, 7, 8, inf, 3, 2, 1, 4, 4, 5}, 10, 0.1297704873477, false},
+		{"gh-11355, more ties", []float64{1, 2, 3, 4}, []float64{3, 6, 7, 8, inf, inf, 2, 1, 4, 4, 5}, 8.5, 0.08735617507695, false},
+		{"gh-11355, ties in both samples", []float64{1, 2, inf, 4}, []float64{3, 6, 7, 8, inf, 3, 2, 1, 4, 4, 5}, 17.5, 0.5988856695752, false},
+		{"gh-11355, tied infinities", []float64{1, inf, inf, 4}, []float64{3, 6, 7, 8, inf, inf, 2, 1, 4, 4, 5}, 24.5, 0.7912517950119, false},
+	}
+	for _, tc := range tests {
+		got := MannWhitneyU(tc.x, tc.y)
+		if got.U != tc.u || math.Abs(got.P-tc.p) > 1e-12 || got.Exact != tc.exact {
+			t.Errorf("%s: MannWhitneyU = %+v, want U %v, p %.13f (R), exact %v", tc.reason, got, tc.u, tc.p, tc.exact)
+		}
+	}
+}

@@ -54,7 +54,7 @@ is deprecated. --out DIR also writes report.json, report.txt, bench.txt
 (go test -bench lines), machine.txt and SVG charts into DIR.
 
 Progress goes to stderr when it is a terminal. Exit codes: 0 measured, 1 a
-workload failed, 3 usage error.`,
+workload failed, 2 usage error.`,
 		Example: `  agenteval bench --quick
   agenteval bench --workload W1,W3 --count 20
   agenteval bench --format json --out reports/bench > /dev/null

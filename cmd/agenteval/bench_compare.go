@@ -32,7 +32,7 @@ threshold is broken only when the change is also significant, so noise on
 a shared machine cannot break it alone; compare ratios, not absolute
 times, in CI. A threshold that matches no result is an error.
 
-Exit codes: 0 every threshold holds, 1 a threshold is broken, 3 usage or
+Exit codes: 0 every threshold holds, 1 a threshold is broken, 2 usage or
 input error.`,
 		Example: `  agenteval bench --format json > new.json
   agenteval bench compare reports/bench/report.json new.json

@@ -33,7 +33,7 @@ func TestCassetteImport(t *testing.T) {
 
 	code, _, stderr = runCLI("cassette", "import", "-o", out+"/", "testdata/cassettes/vcrpy/chat.yaml")
 	if code != exitUsage || !strings.Contains(stderr, "already exists (use --force to replace it)") {
-		t.Errorf("second import: exit %d, stderr %q; want exit 3 and a hint", code, stderr)
+		t.Errorf("second import: exit %d, stderr %q; want exit 2 and a hint", code, stderr)
 	}
 	if code, _, stderr := runCLI("cassette", "import", "--force", "-o", out+"/", "testdata/cassettes/vcrpy/chat.yaml"); code != 0 {
 		t.Errorf("import --force: exit %d: %s", code, stderr)

@@ -79,7 +79,7 @@ func TestRunGitHubActions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(data), "## an earlier step\n## ❌ agenteval: 0 passed, 13 failed, 2 errored") {
+	if !strings.HasPrefix(string(data), "## an earlier step\n## ❌ agenteval: 0 passed, 14 failed, 2 errored") {
 		t.Errorf("GITHUB_STEP_SUMMARY: the run's summary is not appended:\n%s", data)
 	}
 
@@ -148,6 +148,6 @@ func TestRunTagMatchesNothing(t *testing.T) {
 	code, _, errOut := runCLIEnv(envMap(), "run", "--root", "testdata/run", "--no-reports", "--tag", "nosuch", "testdata/run/pass")
 	want := "run: --tag nosuch: none of the 1 scenarios in testdata/run/pass has that tag; their tags are react"
 	if code != exitUsage || !strings.Contains(errOut, want) {
-		t.Errorf("exit %d, stderr:\n%s\nwant exit 3 and %q", code, errOut, want)
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and %q", code, errOut, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agenteval/agenteval/eval"
+	"github.com/agenteval/agenteval/report/evalreport"
 )
 
 func newReportCompareCmd() *cobra.Command {
@@ -23,14 +24,15 @@ func newReportCompareCmd() *cobra.Command {
 and prints, per cell and per variant overall, the change in pass rate with its
 95% interval and the p-value of a two-sided test fit for small samples
 (Barnard's unconditional exact test: see the note under the table), and the
-change in median cost, tokens and latency with a Mann-Whitney U test. "~"
-marks a change that is not significant at 5%.
+change in median cost, tokens and latency and in the mean of each named score
+(expectations' and graders') with a Mann-Whitney U test. "~" marks a change
+that is not significant at 5%.
 
 --threshold sets a limit, METRIC[SCOPE]:AGGREGATE OP NUMBER, with METRIC
 pass_rate, cost_usd, tokens or latency_ms; SCOPE a scenario, "scenario ×
 variant" or "*" (no scope: each variant overall); AGGREGATE delta, ratio,
 new or base. A delta or ratio threshold that breaks while the change is not
-significant holds. It exits 1 when a threshold is broken, 3 on a usage error
+significant holds. It exits 1 when a threshold is broken, 2 on a usage error
 or a threshold that matches nothing.`,
 		Example: `  agenteval report compare reports/eval-base.json reports/eval.json
   agenteval report compare --threshold 'pass_rate:delta>=-0.05' base.json new.json
@@ -68,15 +70,15 @@ or a threshold that matches nothing.`,
 			}
 			out := cmd.OutOrStdout()
 			if format == "json" {
-				err = eval.WriteJSONValue(out, struct {
-					Comparison eval.Comparison    `json:"comparison"`
-					Thresholds []eval.CheckResult `json:"thresholds,omitempty"`
+				err = evalreport.WriteJSONValue(out, struct {
+					Comparison evalreport.Comparison    `json:"comparison"`
+					Thresholds []evalreport.CheckResult `json:"thresholds,omitempty"`
 				}{c, res})
 			} else {
-				err = eval.WriteComparison(out, c)
+				err = evalreport.WriteComparison(out, c)
 				if err == nil && len(res) > 0 {
 					fmt.Fprintln(out)
-					err = eval.WriteChecks(out, res)
+					err = evalreport.WriteChecks(out, res)
 				}
 			}
 			if err != nil {
@@ -98,7 +100,7 @@ or a threshold that matches nothing.`,
 // mergeEvalReports joins eval shards' JSON reports and prints the merged
 // report; the merged statistics are those of an unsharded run.
 func mergeEvalReports(cmd *cobra.Command, paths []string, format, reportDir string) error {
-	var reps []*eval.Report
+	var reps []*evalreport.Report
 	for _, p := range paths {
 		r, err := readEvalReport(p)
 		if err != nil {
@@ -114,7 +116,7 @@ func mergeEvalReports(cmd *cobra.Command, paths []string, format, reportDir stri
 		return err
 	}
 	if reportDir != "" {
-		if err := writeEvalReports(reportDir, merged); err != nil {
+		if err := evalreport.WriteDir(reportDir, merged); err != nil {
 			return err
 		}
 	}

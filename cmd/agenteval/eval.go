@@ -13,14 +13,15 @@ import (
 	"github.com/agenteval/agenteval/cassette"
 	"github.com/agenteval/agenteval/eval"
 	"github.com/agenteval/agenteval/report"
+	"github.com/agenteval/agenteval/report/evalreport"
 )
 
 // evalWriters print an eval report on stdout, by --format.
-var evalWriters = map[string]func(io.Writer, *eval.Report) error{
-	"text":     eval.WriteText,
-	"json":     eval.WriteJSON,
-	"junit":    eval.WriteJUnit,
-	"markdown": eval.WriteMarkdown,
+var evalWriters = map[string]func(io.Writer, *evalreport.Report) error{
+	"text":     evalreport.WriteText,
+	"json":     evalreport.WriteJSON,
+	"junit":    evalreport.WriteJUnit,
+	"markdown": evalreport.WriteMarkdown,
 }
 
 func newEvalCmd() *cobra.Command {
@@ -28,7 +29,7 @@ func newEvalCmd() *cobra.Command {
 		cassettes, mode, shard, format, reportDir, baseline string
 		parallel, trials, maxTrials                         int
 		maxCost, failUnder                                  float64
-		overwrite, shardFromEnv                             bool
+		overwrite, shardFromEnv, noTiming                   bool
 		thresholds, limitArgs                               []string
 	)
 	cmd := &cobra.Command{
@@ -37,30 +38,36 @@ func newEvalCmd() *cobra.Command {
 		Long: `eval runs every scenario of an eval file under each of its variants, trials
 times each (scenario × variant × trial), in parallel, and prints the pass rate
 of every scenario × variant with its Wilson 95% interval, each variant's macro
-pass rate over the suite with a clustered interval, and each variant against
-the control (Barnard's exact test for pass rates, Mann-Whitney U for cost).
-The eval file format, the trial cassette layout and every formula are in
-"go doc github.com/agenteval/agenteval/eval".
+pass rate over the suite with a clustered interval, the mean of each grader's
+score with its bootstrap interval (the JSON, Markdown and HTML reports give
+every named score: expectations and invariants 1 or 0, graders their own),
+and each variant against the control (Barnard's exact test for pass rates,
+Mann-Whitney U for cost, tokens and scores). Datasets (CSV, JSONL or inline
+rows) fill a scenario template's {{variables}}, one case per row. docs/eval.md
+is the tour; the eval file format, the trial cassette layout and every
+formula are in "go doc github.com/agenteval/agenteval/eval".
 
-Every trial is its own conversation. A provider variant replays trial k of a
-scenario from <cassettes>/<scenario>[/<case>]/<variant>/trial-<k>.yaml;
---mode replay-or-record records only the trials whose cassette is missing.
-Scripted variants need no cassettes. The JSON report is the same at any
---parallel, timings aside.
+Every trial is its own conversation. A trial that calls a provider model (the
+agent's, or an LLM judge's) replays trial k of a scenario from
+<cassettes>/<scenario>[/<case>]/<variant>/trial-<k>.yaml; --mode
+replay-or-record records only the trials whose cassette is missing. Scripted
+trials need no cassettes. The JSON report is the same at any --parallel,
+timings aside (--no-timing leaves them out).
 
 --max-cost USD and --max-trials N stop launching trials when the budget is
 spent and say so in the report. --shard k/n runs a deterministic part of the
 trials; join the shards' JSON with "agenteval report merge".
 
 It exits 0 when every threshold held (the file's, --fail-under's and, with
---baseline, --threshold's), 1 when one broke or a trial could not run, and 3
+--baseline, --threshold's), 1 when one broke or a trial could not run, and 2
 on a usage or eval file error.`,
 		Example: `  agenteval eval evals/suite.yaml
   agenteval eval --parallel 8 --format json evals/suite.yaml > eval.json
   agenteval eval --mode replay-or-record --max-cost 2.50 evals/providers.yaml
   agenteval eval --fail-under 0.9 --report-dir reports/ evals/suite.yaml
   agenteval eval --baseline reports/eval-base.json --threshold 'pass_rate:delta>=-0.05' evals/suite.yaml
-  agenteval eval --shard 2/4 --format json evals/suite.yaml > shard2.json`,
+  agenteval eval --shard 2/4 --format json evals/suite.yaml > shard2.json
+  agenteval eval --no-timing --format json evals/suite.yaml > reports/eval/suite.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return &usageError{err: errors.New("eval: give one eval file\nrun 'agenteval eval --help' for usage")}
@@ -90,7 +97,7 @@ on a usage or eval file error.`,
 			if len(ths) > 0 && baseline == "" {
 				return &usageError{err: errors.New("eval: --threshold compares with a baseline: give --baseline BASE.json")}
 			}
-			var base *eval.Report
+			var base *evalreport.Report
 			if baseline != "" {
 				if base, err = readEvalReport(baseline); err != nil {
 					return &usageError{err: fmt.Errorf("eval: --baseline: %w", err)}
@@ -121,6 +128,9 @@ on a usage or eval file error.`,
 			if opts.Progress != nil {
 				fmt.Fprintln(stderr)
 			}
+			if noTiming {
+				rep = evalreport.StripTiming(rep)
+			}
 			out := cmd.OutOrStdout()
 			if err := evalWriters[format](out, rep); err != nil {
 				return err
@@ -133,14 +143,14 @@ on a usage or eval file error.`,
 					w = stderr
 				}
 				fmt.Fprintln(w)
-				if err := eval.WriteComparison(w, c); err != nil {
+				if err := evalreport.WriteComparison(w, c); err != nil {
 					return err
 				}
 				res, err := eval.Check(c, ths)
 				if err != nil {
 					return &usageError{err: fmt.Errorf("eval: --threshold: %w", err)}
 				}
-				if err := eval.WriteChecks(w, res); err != nil {
+				if err := evalreport.WriteChecks(w, res); err != nil {
 					return err
 				}
 				for _, r := range res {
@@ -148,7 +158,7 @@ on a usage or eval file error.`,
 				}
 			}
 			if reportDir != "" {
-				if err := writeEvalReports(reportDir, rep); err != nil {
+				if err := evalreport.WriteDir(reportDir, rep); err != nil {
 					return err
 				}
 			}
@@ -171,18 +181,21 @@ on a usage or eval file error.`,
 	fl.BoolVar(&shardFromEnv, "shard-from-env", false, "read the shard from JOB_COMPLETION_INDEX/JOB_COMPLETION_COUNT or CI_NODE_INDEX/CI_NODE_TOTAL")
 	fl.StringVar(&format, "format", "text", "what to print on stdout: text, json, junit or markdown")
 	fl.StringVar(&reportDir, "report-dir", "", "also write eval.json, eval-junit.xml, eval.md and eval.html here")
+	fl.BoolVar(&noTiming, "no-timing", false, "leave the wall-clock data out of the report, e.g. for a committed baseline")
 	fl.StringVar(&baseline, "baseline", "", "compare with this eval JSON report")
 	fl.StringArrayVar(&thresholds, "threshold", nil, "with --baseline: a threshold such as 'pass_rate:delta>=-0.05' (repeatable)")
 	addLimitFlag(cmd, &limitArgs, limitUsage)
 	return cmd
 }
 
-func readEvalReport(path string) (*eval.Report, error) {
+// readEvalReport reads the eval report at path (evalreport.ReadJSON),
+// refusing one that holds a credential.
+func readEvalReport(path string) (*evalreport.Report, error) {
 	data, err := readReportData(path)
 	if err != nil {
 		return nil, err
 	}
-	r, err := eval.ReadJSON(bytes.NewReader(data))
+	r, err := evalreport.ReadJSON(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -218,10 +231,7 @@ func readReportData(path string) ([]byte, error) {
 	return data, nil
 }
 
-// writeEvalReports writes rep's files into dir as one set (eval.WriteDir).
-func writeEvalReports(dir string, rep *eval.Report) error { return eval.WriteDir(dir, rep) }
-
 // isEvalReport tells an eval report from a run report by its schema line.
 func isEvalReport(data []byte) bool {
-	return strings.Contains(string(data[:min(len(data), 200)]), `"schema": "`+eval.Schema+`"`)
+	return strings.Contains(string(data[:min(len(data), 200)]), `"schema": "`+evalreport.Schema+`"`)
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
-	"github.com/agenteval/agenteval/eval"
+	"github.com/agenteval/agenteval/report/evalreport"
 )
 
 func evalGolden(t *testing.T) *goldie.Goldie {
@@ -120,11 +120,11 @@ func TestReportCompareTellsVariantsApart(t *testing.T) {
 	}
 	code, _, errOut = runCLI("report", "compare", "--threshold", "pass_rate[nope]:delta>=0", eighty, again)
 	if code != exitUsage || !strings.Contains(errOut, "matches nothing") {
-		t.Errorf("a threshold that matches nothing: exit %d, want 3\n%s", code, errOut)
+		t.Errorf("a threshold that matches nothing: exit %d, want %d\n%s", code, exitUsage, errOut)
 	}
 	code, _, errOut = runCLI("report", "compare", "--threshold", "pass_rate:median>=0", eighty, again)
 	if code != exitUsage || !strings.Contains(errOut, `unknown aggregate "median"`) {
-		t.Errorf("a bad threshold: exit %d, want 3\n%s", code, errOut)
+		t.Errorf("a bad threshold: exit %d, want %d\n%s", code, exitUsage, errOut)
 	}
 
 	// eval --baseline compares the same way
@@ -152,19 +152,19 @@ func TestEvalShardsMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	w, err := eval.ReadJSON(a)
+	w, err := evalreport.ReadJSON(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := eval.ReadJSON(strings.NewReader(out))
+	m, err := evalreport.ReadJSON(strings.NewReader(out))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var wb, mb strings.Builder
-	if err := eval.WriteJSON(&wb, eval.StripTiming(w)); err != nil {
+	if err := evalreport.WriteJSON(&wb, evalreport.StripTiming(w)); err != nil {
 		t.Fatal(err)
 	}
-	if err := eval.WriteJSON(&mb, eval.StripTiming(m)); err != nil {
+	if err := evalreport.WriteJSON(&mb, evalreport.StripTiming(m)); err != nil {
 		t.Fatal(err)
 	}
 	if wb.String() != mb.String() {
@@ -207,4 +207,82 @@ func BenchmarkEvalCLI(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(trials*b.N)/b.Elapsed().Seconds(), "trials/s")
+}
+
+// TestEvalNoTiming: --no-timing leaves every wall-clock field out of the
+// report, so a committed baseline does not change from run to run.
+func TestEvalNoTiming(t *testing.T) {
+	code, out, errOut := runCLI("eval", "--format", "json", "--no-timing", "testdata/eval/sim-half.yaml")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if strings.Contains(out, `"timing"`) {
+		t.Errorf("--no-timing left timings in the report:\n%.1000s", out)
+	}
+	_, timed, _ := runCLI("eval", "--format", "json", "testdata/eval/sim-half.yaml")
+	if !strings.Contains(timed, `"timing"`) {
+		t.Errorf("without --no-timing the report has no timings")
+	}
+}
+
+// TestEvalBundledSuiteSameAtAnyParallelism: "agenteval eval on the
+// bundled suite replays offline, identical JSON (timings aside) at
+// --parallel 1 and --parallel 8".
+func TestEvalBundledSuiteSameAtAnyParallelism(t *testing.T) {
+	code, one, errOut := runCLI("eval", "--no-timing", "--format", "json", "--parallel", "1", "../../evals/suite.yaml")
+	if code != 0 {
+		t.Fatalf("--parallel 1: exit %d\n%s", code, errOut)
+	}
+	code, eight, errOut := runCLI("eval", "--no-timing", "--format", "json", "--parallel", "8", "../../evals/suite.yaml")
+	if code != 0 {
+		t.Fatalf("--parallel 8: exit %d\n%s", code, errOut)
+	}
+	if one != eight {
+		t.Errorf("the bundled suite's JSON differs between --parallel 1 and 8")
+	}
+	if !strings.Contains(one, `"grader": "judge"`) {
+		t.Errorf("the bundled suite's report has no judge's score")
+	}
+}
+
+// TestEvalMissingTrialCassette: "a missing trial cassette is a clear error
+// naming the trial" — the trial and its cassette are named, the others
+// run, and the eval exits 1.
+func TestEvalMissingTrialCassette(t *testing.T) {
+	dir := t.TempDir()
+	root, err := filepath.Abs("../../evals")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cassettes := filepath.Join(dir, "cassettes")
+	if err := os.MkdirAll(filepath.Join(cassettes, "weather", "local"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"1", "3"} {
+		data, err := os.ReadFile(filepath.Join(root, "cassettes", "weather", "local", "trial-"+k+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(cassettes, "weather", "local", "trial-"+k+".yaml"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "e.yaml")
+	src := "root: " + filepath.Join(root, "scenarios") + "\nscenarios: [weather.yaml]\ncassettes: cassettes\ntrials: 3\nvariants:\n" +
+		"  - name: local\n    model: openai-compatible:gpt-4.1-mini\n    base_url: http://127.0.0.1:18733/v1\n    params: {temperature: 0.7}\n" +
+		"    tools: [{name: get_weather, description: \"Current weather for one city, e.g. {\\\"city\\\": \\\"Paris\\\"}.\"}]\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("eval", file)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	want := "1 trials could not run:\n  weather × local trial 2: "
+	if !strings.Contains(out, want) || !strings.Contains(out, filepath.Join("weather", "local", "trial-2.yaml")) {
+		t.Errorf("the report does not name the trial and its cassette (want %q):\n%s", want, out)
+	}
+	if !strings.Contains(out, "2/3") {
+		t.Errorf("the other trials did not run:\n%s", out)
+	}
 }

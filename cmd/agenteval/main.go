@@ -22,12 +22,12 @@
 //
 //	0    everything passed
 //	1    a scenario, vector or comparison failed or could not run
-//	2    never used by agenteval: it is the Go runtime's own exit code for a
-//	     crash (an unrecovered panic, running out of memory), so a script can
-//	     tell a crash from a verdict
-//	3    usage, configuration or input error: a flag, or a scenario file,
+//	2    usage, configuration or input error: a flag, or a scenario file,
 //	     report or cassette that is wrong or over a limit (every problem
-//	     printed as file:line:col: field: message)
+//	     printed as file:line:col: field: message). A Go runtime crash also
+//	     exits 2, but prints "panic:" or "fatal error:" and a stack trace,
+//	     and agenteval recovers from panics in scenarios, tools and graders
+//	     and reports them as failures instead
 //	130  interrupted by SIGINT; 143 interrupted by SIGTERM. The scenarios
 //	     that were running end with the interrupt as their error (which
 //	     turn was cut, what was committed) and the reports are written
@@ -55,10 +55,7 @@ func main() {
 const (
 	exitOK     = 0
 	exitFailed = 1
-	// exitCrash is what the Go runtime exits with when it crashes;
-	// agenteval never returns it.
-	exitCrash = 2
-	exitUsage = 3
+	exitUsage  = 2
 )
 
 // SignalError is the cause of a context that a signal canceled.

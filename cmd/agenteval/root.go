@@ -19,7 +19,7 @@ func setExit(cmd *cobra.Command, code int) {
 	}
 }
 
-// usageError marks an error as a usage or input problem (exit 3).
+// usageError marks an error as a usage or input problem (exit 2).
 type usageError struct{ err error }
 
 func (e *usageError) Error() string { return e.err.Error() }

@@ -178,7 +178,7 @@ func TestRunJUnitTranscript(t *testing.T) {
 	}
 }
 
-// TestRunLimits: a file over a limit is an input error (exit 3, never
+// TestRunLimits: a file over a limit is an input error (exit 2, never
 // the Go runtime's 2) naming file:line:col, and --limit moves the limit.
 func TestRunLimits(t *testing.T) {
 	t.Parallel()

@@ -183,6 +183,18 @@ func (m *Anthropic) request(req engine.ModelRequest) (anthropic.MessageNewParams
 	}
 	p.Messages = msgs
 	for _, t := range req.Tools {
+		if t.Provider != nil {
+			tool, err := anthropicProviderTool(t.Provider)
+			if err != nil {
+				return p, nil, false, fmt.Errorf("tool %q: %w", t.Name, err)
+			}
+			raw, err := engine.MarshalValue(tool)
+			if err != nil {
+				return p, nil, false, fmt.Errorf("tool %q: %w", t.Name, err)
+			}
+			p.Tools = append(p.Tools, param.Override[anthropic.ToolUnionParam](json.RawMessage(raw)))
+			continue
+		}
 		schema, _ := t.ToValue().Get("parameters")
 		raw, err := engine.MarshalValue(schema)
 		if err != nil {

@@ -38,7 +38,10 @@
 // "tool_call" is accepted) and "usage" (input_tokens, output_tokens and
 // optionally total_tokens, which defaults to their sum, plus
 // input_token_details and output_token_details) — or {"raise": {"error":
-// kind, "message": text}}. Every key is optional except where named;
+// kind, "message": text}}. "chunk_size" (a whole number, default 0) sets
+// Script.ChunkSize: under the "messages" stream mode each answer's text
+// streams in chunks of that many characters (0: one chunk), its tool
+// calls and usage on the last. Every key is optional except where named;
 // unknown keys are errors. ParseScript reports every problem it finds at
 // once, each with its JSON path: responses[2].tool_calls[0]: missing
 // "name".
@@ -105,6 +108,25 @@
 // legacy function_call field, Anthropic's server tools and citations
 // beyond passing their blocks through, and response_format on Anthropic
 // (the engine uses a structured-output tool instead).
+//
+// # Tools given as dicts
+//
+// A tool given as a plain dict (engine.ToolSchema.Provider, an agent's
+// ProviderTools) goes out as the integration's bind_tools converts it.
+// OpenAI: a well-known type ("function", "file_search",
+// "computer_use_preview", "code_interpreter", "mcp", "image_generation",
+// "web_search_preview...", "web_search") as it is, anything else read as
+// a function (an OpenAI function, an Anthropic tool or a titled JSON
+// Schema) and sent as {"type": "function", "function": ...}, made strict
+// by the "strict" option. Anthropic: a type with a built-in prefix
+// ("text_editor_", "computer_", "bash_", "web_search_", "web_fetch_",
+// "code_execution_", "memory_") or a dict with "name" and "input_schema"
+// as it is, anything else as {"name", "input_schema", "description"}
+// from its function form; an OpenAI built-in fails as
+// convert_to_anthropic_tool does (KeyError('function')). ChatOpenAI
+// switches to the Responses API when a built-in tool other than a
+// function is bound; llm.OpenAI speaks Chat Completions only and sends it
+// there as it is.
 //
 // # Structured output
 //

@@ -204,6 +204,18 @@ func (m *OpenAI) request(req engine.ModelRequest) (openai.ChatCompletionNewParam
 	}
 	var opts []option.RequestOption
 	for _, t := range req.Tools {
+		if t.Provider != nil {
+			tool, err := openaiProviderTool(t.Provider, strict)
+			if err != nil {
+				return p, nil, false, fmt.Errorf("tool %q: %w", t.Name, err)
+			}
+			raw, err := engine.MarshalValue(tool)
+			if err != nil {
+				return p, nil, false, fmt.Errorf("tool %q: %w", t.Name, err)
+			}
+			p.Tools = append(p.Tools, param.Override[openai.ChatCompletionToolUnionParam](json.RawMessage(raw)))
+			continue
+		}
 		fn := shared.FunctionDefinitionParam{Name: t.Name, Parameters: functionParameters(t)}
 		if t.Description != "" {
 			fn.Description = param.NewOpt(t.Description)

@@ -125,9 +125,12 @@ func (p *scriptParser) object(path string, v any, what string, known ...string) 
 
 func (p *scriptParser) script(v any) Script {
 	var s Script
-	o := p.object("", v, `a script object with "responses" and "then"`, "responses", "then")
+	o := p.object("", v, `a script object with "responses", "then" and "chunk_size"`, "responses", "then", "chunk_size")
 	if o == nil {
 		return s
+	}
+	if cv, ok := o.Get("chunk_size"); ok {
+		s.ChunkSize = p.chunkSize(cv)
 	}
 	if rv, ok := o.Get("responses"); ok {
 		list, ok := rv.([]any)
@@ -152,6 +155,21 @@ func (p *scriptParser) script(v any) Script {
 		}
 	}
 	return s
+}
+
+// chunkSize reads chunk_size: a whole number of characters, 0 or more.
+func (p *scriptParser) chunkSize(v any) int {
+	n, ok := v.(json.Number)
+	if !ok {
+		p.add("chunk_size", "expected a whole number of characters (0 or more), got %s", jsonType(v))
+		return 0
+	}
+	i, err := strconv.Atoi(n.String())
+	if err != nil || i < 0 {
+		p.add("chunk_size", "expected a whole number of characters (0 or more), got %s", n)
+		return 0
+	}
+	return i
 }
 
 // responseKeys returns the keys a response object may have.

@@ -3,6 +3,7 @@ package llm_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/agenteval/agenteval/engine"
@@ -88,6 +89,11 @@ func TestParseScript(t *testing.T) {
 			}}}},
 		},
 		{
+			reason: "chunk_size sets how many characters each streamed chunk carries",
+			in:     `{"responses": [{"id": "a", "content": "Hello there"}], "chunk_size": 4}`,
+			want:   llm.Script{Responses: []llm.Response{{Message: ai("a", "Hello there")}}, ChunkSize: 4},
+		},
+		{
 			reason: "an empty object is a script that answers nothing",
 			in:     `{}`,
 			want:   llm.Script{},
@@ -135,9 +141,15 @@ func TestParseScriptErrors(t *testing.T) {
 		{"empty input is invalid JSON", ``,
 			`invalid JSON at line 1, column 1: unexpected end of JSON input`},
 		{"the document must be an object", `[1]`,
-			`expected a script object with "responses" and "then", got array`},
+			`expected a script object with "responses", "then" and "chunk_size", got array`},
 		{"unknown top-level keys are typos", `{"response": []}`,
-			`unknown key "response" (expected responses or then)`},
+			`unknown key "response" (expected responses, then or chunk_size)`},
+		{"chunk_size counts characters: a whole number", `{"responses": [], "chunk_size": 2.5}`,
+			`chunk_size: expected a whole number of characters (0 or more), got 2.5`},
+		{"chunk_size cannot be negative", `{"responses": [], "chunk_size": -1}`,
+			`chunk_size: expected a whole number of characters (0 or more), got -1`},
+		{"chunk_size is a number, not text", `{"responses": [], "chunk_size": "4"}`,
+			`chunk_size: expected a whole number of characters (0 or more), got string "4"`},
 		{"responses must be an array", `{"responses": {"id": "a"}}`,
 			`responses: expected an array of responses, got object`},
 		{"a response must be an object", `{"responses": ["hello"]}`,
@@ -230,6 +242,8 @@ func FuzzParseScript(f *testing.F) {
 		`{"responses": [{"id": 1, "tool_calls": [{}]}, 7], "then": {}}`,
 		`{"responses": [`,
 		`null`,
+		`{"responses": [{"content": "héllo wörld, 中文"}, {"content": [{"type": "text", "text": "x"}]}], "chunk_size": 3}`,
+		`{"chunk_size": -2}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -246,6 +260,24 @@ func FuzzParseScript(f *testing.F) {
 		for range len(script.Responses) + 2 {
 			if _, err := m.Generate(t.Context(), engine.ModelRequest{}); err != nil && !isExpected(err) {
 				t.Fatalf("Generate on a parsed script: unexpected error %v", err)
+			}
+		}
+		// streamed, every answer's chunks add up to its text
+		s := llm.NewScripted("fuzz", script)
+		for range len(script.Responses) + 2 {
+			var text strings.Builder
+			msg, err := s.GenerateStream(t.Context(), engine.ModelRequest{}, func(c engine.Message) error {
+				text.WriteString(c.Text())
+				return nil
+			})
+			if err != nil {
+				if !isExpected(err) {
+					t.Fatalf("GenerateStream on a parsed script: unexpected error %v", err)
+				}
+				continue
+			}
+			if text.String() != msg.Text() {
+				t.Fatalf("GenerateStream chunks %q, want the answer's text %q", text.String(), msg.Text())
 			}
 		}
 	})

@@ -197,7 +197,7 @@ func cloneRequest(req engine.ModelRequest) engine.ModelRequest {
 	if req.Tools != nil {
 		c.Tools = make([]engine.ToolSchema, len(req.Tools))
 		for i, t := range req.Tools {
-			c.Tools[i] = engine.ToolSchema{Name: t.Name, Description: t.Description, Parameters: t.Parameters.Clone()}
+			c.Tools[i] = engine.ToolSchema{Name: t.Name, Description: t.Description, Parameters: t.Parameters.Clone(), Provider: t.Provider.Clone()}
 		}
 	}
 	if req.ParallelToolCalls != nil {

@@ -33,6 +33,30 @@ type BuildOptions struct {
 	// (ShellToolMiddleware's workspace_root, FilesystemFileSearchMiddleware's
 	// root_path); "" means the process's working directory, as in Python.
 	Dir string `json:"dir,omitempty"`
+	// Warn receives the warnings langchain's constructor would issue for
+	// the options, with Python's category and text (the deprecated
+	// options' DeprecationWarning); nil drops them. Build calls it before
+	// it returns, from the calling goroutine.
+	Warn func(Warning) `json:"-"`
+}
+
+// Warning is a Python warning a middleware constructor issues.
+type Warning struct {
+	// Category is the warning's class, "DeprecationWarning".
+	Category string
+	// Message is the warning's text, as langchain writes it.
+	Message string
+}
+
+// String is the warning as Python's warnings module shows it, without
+// the file and line: "DeprecationWarning: <message>".
+func (w Warning) String() string { return w.Category + ": " + w.Message }
+
+// deprecated reports a DeprecationWarning through b.Warn.
+func (b BuildOptions) deprecated(msg string) {
+	if b.Warn != nil {
+		b.Warn(Warning{Category: "DeprecationWarning", Message: msg})
+	}
 }
 
 // builder builds one class from its options.

@@ -42,10 +42,19 @@ func isTuple(v any) bool {
 
 // buildSummarization reads model, trigger (a pair or a list of pairs),
 // keep, summary_prompt, trim_tokens_to_summarize (null: no trimming) and
-// the deprecated max_tokens_before_summary and messages_to_keep.
+// the deprecated max_tokens_before_summary, messages_to_keep and
+// summary_prefix.
+//
+// langchain 1.1.3 takes the deprecated ones through **deprecated_kwargs
+// (summarization.py SummarizationMiddleware.__init__): the first two warn
+// with a DeprecationWarning (the texts say "value" literally) and map onto
+// trigger and keep; summary_prefix is accepted and used nowhere, without a
+// warning: the summary message always starts with SummaryPrefix ("Here is
+// a summary of the conversation to date:"), whatever the option says.
 func buildSummarization(opts *engine.Object, b BuildOptions) (engine.Middleware, error) {
 	var o SummarizationOptions
 	var legacyTokens, legacyKeep *int
+	var warnTokens, warnKeep bool
 	err := readOptions(opts, func(k string, v any) (err error) {
 		switch k {
 		case "model":
@@ -67,21 +76,33 @@ func buildSummarization(opts *engine.Object, b BuildOptions) (engine.Middleware,
 			if err == nil && o.TrimTokensToSummarize <= 0 {
 				err = fmt.Errorf("trim_tokens_to_summarize: expected a positive token count or null, got %d", o.TrimTokensToSummarize)
 			}
+		case "summary_prefix":
+			// accepted, whatever its value, and ignored, as langchain's
+			// **deprecated_kwargs swallow it
 		case "max_tokens_before_summary":
+			warnTokens = true
 			if v != nil {
 				var n int
 				n, err = intOption(k, v)
 				legacyTokens = &n
 			}
 		case "messages_to_keep":
+			warnKeep = true
 			var n int
 			n, err = intOption(k, v)
 			legacyKeep = &n
 		default:
-			err = unknownOption(k, "model", "trigger", "keep", "summary_prompt", "trim_tokens_to_summarize")
+			err = unknownOption(k, "model", "trigger", "keep", "summary_prompt", "trim_tokens_to_summarize", "summary_prefix", "max_tokens_before_summary", "messages_to_keep")
 		}
 		return err
 	})
+	// langchain warns in this order, whatever the order of the options
+	if warnTokens {
+		b.deprecated("max_tokens_before_summary is deprecated. Use trigger=('tokens', value) instead.")
+	}
+	if warnKeep {
+		b.deprecated("messages_to_keep is deprecated. Use keep=('messages', value) instead.")
+	}
 	// langchain maps the deprecated options onto trigger and keep when
 	// those are not given
 	if legacyTokens != nil && o.Trigger == nil {

@@ -66,7 +66,10 @@ func failureTemplate(tmpl string) func(err error) string {
 
 // buildToolRetry reads the shared retry options and tools (null: every
 // tool).
-func buildToolRetry(opts *engine.Object, _ BuildOptions) (engine.Middleware, error) {
+//
+// The deprecated on_failure values "raise" and "return_message" warn as
+// langchain 1.1.3's ToolRetryMiddleware.__init__ does (tool_retry.py).
+func buildToolRetry(opts *engine.Object, b BuildOptions) (engine.Middleware, error) {
 	d := DefaultToolRetryOptions()
 	r := retryOptions{backoff: d.Backoff, retryOn: d.RetryOn, onFailure: d.OnFailure}
 	var tools []string
@@ -84,6 +87,12 @@ func buildToolRetry(opts *engine.Object, _ BuildOptions) (engine.Middleware, err
 	})
 	if err != nil {
 		return nil, err
+	}
+	switch r.onFailure {
+	case "raise":
+		b.deprecated("on_failure='raise' is deprecated and will be removed in a future version. Use on_failure='error' instead.")
+	case "return_message":
+		b.deprecated("on_failure='return_message' is deprecated and will be removed in a future version. Use on_failure='continue' instead.")
 	}
 	return NewToolRetry(ToolRetryOptions{Backoff: r.backoff, Tools: tools, RetryOn: r.retryOn, OnFailure: r.onFailure, FailureMessage: r.format})
 }

@@ -34,6 +34,16 @@
 // option's path and what was expected ("edits[0].keep: expected an
 // integer, got '3'"); an unknown class wraps ErrUnknownClass.
 //
+// Deprecated options build as langchain takes them, and the warnings its
+// constructors issue reach BuildOptions.Warn with Python's texts:
+// SummarizationMiddleware's max_tokens_before_summary and messages_to_keep
+// (mapped onto trigger and keep) and ToolRetryMiddleware's on_failure
+// "raise" and "return_message" warn with their DeprecationWarning;
+// SummarizationMiddleware's summary_prefix is accepted and ignored without
+// a warning, as langchain 1.1.3's **deprecated_kwargs swallow it (the
+// summary message always starts "Here is a summary of the conversation to
+// date:").
+//
 // # Deliberate differences from LangChain
 //
 //   - Waits (retry backoff) go through the run's engine.Clock and jitter
@@ -44,7 +54,10 @@
 //     interrupt or fall back on it).
 //   - Options are checked when a middleware is built: an unknown strategy,
 //     an invalid pattern, a negative limit or a summary prompt with
-//     unknown fields fails at construction, naming the option.
+//     unknown fields fails at construction, naming the option. An unknown
+//     option fails too, where SummarizationMiddleware's **deprecated_kwargs
+//     would swallow any keyword without a word (summary_prefix, which it
+//     swallows the same way, is accepted).
 //   - PII custom patterns use RE2 syntax (no lookarounds or
 //     backreferences); the built-in detectors follow Python's Unicode \b
 //     rules with a small matcher of their own; match offsets are bytes.

@@ -429,87 +429,13 @@ func (t trimmer) last(in []engine.Message, opts TrimOptions) []engine.Message {
 	return out
 }
 
-// MessageRepr is Python's repr() of the langchain message m, as
-// langchain-core 1.1 prints it: the class name and the fields that differ
-// from their defaults, in field order —
-//
-//	HumanMessage(content='hi', additional_kwargs={}, response_metadata={}, id='...')
-//	AIMessage(content='', additional_kwargs={}, response_metadata={}, id='ai1', tool_calls=[{'name': ..., 'type': 'tool_call'}])
-//	ToolMessage(content='It is sunny.', name='get_weather', id='...', tool_call_id='c1')
-//
-// (a ToolMessage hides additional_kwargs and response_metadata).
-func MessageRepr(m engine.Message) string {
-	var b strings.Builder
-	class := map[engine.MessageType]string{
-		engine.TypeHuman: "HumanMessage", engine.TypeAI: "AIMessage", engine.TypeTool: "ToolMessage",
-		engine.TypeSystem: "SystemMessage", engine.TypeRemove: "RemoveMessage",
-	}[m.Type]
-	if class == "" {
-		class = "ChatMessage"
-	}
-	b.WriteString(class)
-	b.WriteByte('(')
-	fields := []string{"content=" + engine.PyRepr(m.Content.Value())}
-	dict := func(o *engine.Object) string {
-		if o == nil {
-			return "{}"
-		}
-		return engine.PyRepr(o)
-	}
-	if m.Type != engine.TypeTool {
-		fields = append(fields, "additional_kwargs="+dict(m.AdditionalKwargs), "response_metadata="+dict(m.ResponseMetadata))
-	}
-	if m.Name != "" {
-		fields = append(fields, "name="+engine.PyStrRepr(m.Name))
-	}
-	if m.ID != "" {
-		fields = append(fields, "id="+engine.PyStrRepr(m.ID))
-	}
-	switch m.Type {
-	case engine.TypeAI:
-		if len(m.ToolCalls) > 0 {
-			fields = append(fields, "tool_calls="+toolCallsRepr(m.ToolCalls))
-		}
-		if len(m.InvalidToolCalls) > 0 {
-			list := make([]any, len(m.InvalidToolCalls))
-			for i, tc := range m.InvalidToolCalls {
-				o := tc.ToValue()
-				o.Set("type", "invalid_tool_call")
-				list[i] = o
-			}
-			fields = append(fields, "invalid_tool_calls="+engine.PyRepr(list))
-		}
-		if m.UsageMetadata != nil {
-			fields = append(fields, "usage_metadata="+engine.PyRepr(m.UsageMetadata.ToValue()))
-		}
-	case engine.TypeTool:
-		fields = append(fields, "tool_call_id="+engine.PyStrRepr(m.ToolCallID))
-		if m.Artifact != nil {
-			fields = append(fields, "artifact="+engine.PyRepr(m.Artifact))
-		}
-		if m.Status == engine.StatusError {
-			fields = append(fields, "status='error'")
-		}
-	}
-	b.WriteString(strings.Join(fields, ", "))
-	b.WriteByte(')')
-	return b.String()
-}
+// MessageRepr is Python's repr() of the langchain message m
+// (engine.MessageRepr).
+func MessageRepr(m engine.Message) string { return engine.MessageRepr(m) }
 
-// MessagesRepr is Python's repr() of a list of langchain messages.
-func MessagesRepr(msgs []engine.Message) string {
-	parts := make([]string, len(msgs))
-	for i, m := range msgs {
-		parts[i] = MessageRepr(m)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
-}
+// MessagesRepr is Python's repr() of a list of langchain messages
+// (engine.MessagesRepr).
+func MessagesRepr(msgs []engine.Message) string { return engine.MessagesRepr(msgs) }
 
 // toolCallsRepr is repr(message.tool_calls).
-func toolCallsRepr(calls []engine.ToolCall) string {
-	parts := make([]string, len(calls))
-	for i, tc := range calls {
-		parts[i] = tc.PyDictRepr()
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
-}
+func toolCallsRepr(calls []engine.ToolCall) string { return engine.ToolCallsRepr(calls) }

@@ -88,10 +88,21 @@ func (s *LLMToolSelector) WrapModelCall(ctx context.Context, req engine.AgentMod
 	if len(req.Tools) == 0 {
 		return next(ctx, req)
 	}
+	// provider tools (dicts) are never offered for selection and always
+	// kept, after the selected ones (_prepare_selection_request's
+	// base_tools, _process_selection_response's provider_tools)
+	var base, providers []engine.ToolSchema
+	for _, t := range req.Tools {
+		if t.Provider != nil {
+			providers = append(providers, t)
+		} else {
+			base = append(base, t)
+		}
+	}
 	if len(s.opts.AlwaysInclude) > 0 {
 		have := map[string]bool{}
 		var names []any
-		for _, t := range req.Tools {
+		for _, t := range base {
 			have[t.Name] = true
 		}
 		for n := range have {
@@ -109,7 +120,7 @@ func (s *LLMToolSelector) WrapModelCall(ctx context.Context, req engine.AgentMod
 		}
 	}
 	var available []engine.ToolSchema
-	for _, t := range req.Tools {
+	for _, t := range base {
 		if !slices.Contains(s.opts.AlwaysInclude, t.Name) {
 			available = append(available, t)
 		}
@@ -153,12 +164,12 @@ func (s *LLMToolSelector) WrapModelCall(ctx context.Context, req engine.AgentMod
 			tools = append(tools, t)
 		}
 	}
-	for _, t := range req.Tools {
+	for _, t := range base {
 		if slices.Contains(s.opts.AlwaysInclude, t.Name) {
 			tools = append(tools, t)
 		}
 	}
-	req.Tools = tools
+	req.Tools = append(tools, providers...)
 	return next(ctx, req)
 }
 

@@ -52,6 +52,12 @@ func TestLLMToolSelector(t *testing.T) {
 			want: []string{"get_time", "echo", "get_weather"}, wantOffered: []string{"get_time", "search", "echo"},
 		},
 		{
+			name: "provider tools", reason: "dict tools are never offered, nor counted for always_include, and are kept after the selection (_process_selection_response's provider_tools)",
+			opts:  LLMToolSelectorOptions{AlwaysInclude: []string{"search"}},
+			tools: append([]engine.ToolSchema{{Name: "web_search_preview", Provider: engine.NewObject("type", "web_search_preview")}}, selectorTools...), msgs: human, answer: selection("get_time"),
+			want: []string{"get_time", "search", "web_search_preview"}, wantOffered: []string{"get_weather", "get_time", "echo"},
+		},
+		{
 			name: "invalid", reason: "a name that was not offered fails with langchain's text",
 			opts:  LLMToolSelectorOptions{AlwaysInclude: []string{"search"}},
 			tools: selectorTools, msgs: human, answer: selection("search", "nope", 3.0),

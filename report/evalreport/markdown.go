@@ -1,4 +1,4 @@
-package eval
+package evalreport
 
 import (
 	"fmt"
@@ -10,7 +10,9 @@ import (
 // comment: a headline, the variant × scenario grid of pass rates with
 // their intervals (a broken threshold marked ❌, a significant drop
 // against the control marked 🔻), the suite's macro pass rates, the
-// thresholds and the test used.
+// graders' mean scores with their bootstrap intervals (and, folded, the
+// expectations' and invariants'), the comparisons with the control, the
+// broken thresholds and the test used.
 func WriteMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
 	ids := cellIDs(r.Cells)
@@ -55,6 +57,15 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, " **%.2f** [%.2f, %.2f] |", s.MacroPassRate.Value, s.MacroPassRate.Lo, s.MacroPassRate.Hi)
 	}
 	b.WriteString("\n\n")
+	if rows := scoreRows(r, true); len(rows) > 0 {
+		b.WriteString("Grader scores, mean per trial with its bootstrap 95% interval:\n\n")
+		writeMarkdownScores(&b, r, rows)
+	}
+	if rows := scoreRows(r, false); len(rows) > 0 {
+		b.WriteString("<details><summary>expectation and invariant scores (1 held, 0 did not): mean with its bootstrap 95% interval</summary>\n\n")
+		writeMarkdownScores(&b, r, rows)
+		b.WriteString("</details>\n\n")
+	}
 	if len(r.Comparisons) > 0 {
 		b.WriteString("| variant vs control | Δ macro pass rate | p | cost |\n|---|---|---|---|\n")
 		for _, c := range r.Comparisons {
@@ -83,6 +94,37 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	b.WriteString("🔻 a significant drop against the control (Barnard's exact test, p < 0.05).\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeMarkdownScores writes a table of the rows' means and intervals,
+// a column per variant.
+func writeMarkdownScores(b *strings.Builder, r *Report, rows []scoreRow) {
+	b.WriteString("| scenario | score |")
+	for _, v := range r.Variants {
+		fmt.Fprintf(b, " %s |", mdEscape(v.Name))
+	}
+	b.WriteString("\n|---|---|")
+	for range r.Variants {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	grid := cellGrid(r)
+	for _, row := range rows {
+		fmt.Fprintf(b, "| %s | %s |", mdEscape(row.id), mdEscape(scoreLabel(row.name, row.grader)))
+		for _, v := range r.Variants {
+			var s *ScoreStat
+			if c := grid[row.id+"\x00"+v.Name]; c != nil {
+				s = scoreOf(c, row.name)
+			}
+			if s == nil {
+				b.WriteString(" – |")
+				continue
+			}
+			fmt.Fprintf(b, " %s |", intervalText(s.Interval))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
 }
 
 // regressions marks the cells whose pass rate dropped significantly

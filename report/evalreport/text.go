@@ -1,4 +1,4 @@
-package eval
+package evalreport
 
 import (
 	"fmt"
@@ -46,6 +46,10 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintln(tw)
 	tw.Flush()
+	if rows := scoreRows(r, true); len(rows) > 0 {
+		b.WriteString("\ngrader scores: mean [bootstrap 95% interval]\n")
+		writeScoreGrid(&b, r, rows)
+	}
 	for _, c := range r.Comparisons {
 		b.WriteString("\n")
 		writeComparison(&b, c, false)
@@ -95,6 +99,89 @@ func rateCell(c *Cell) string {
 	return s
 }
 
+// scoreRow is one named score of one scenario (case), a row of the
+// score grids.
+type scoreRow struct {
+	id, name, grader string
+}
+
+// scoreRows lists the named scores of every scenario (case), scenarios in
+// report order and each one's scores by name; graders, when graders is
+// set, or all scores but the graders' otherwise.
+func scoreRows(r *Report, graders bool) []scoreRow {
+	var rows []scoreRow
+	seen := map[scoreRow]bool{}
+	for _, id := range cellIDs(r.Cells) {
+		var mine []scoreRow
+		for _, c := range r.Cells {
+			if c.ID != id {
+				continue
+			}
+			for _, s := range c.Scores {
+				row := scoreRow{id: id, name: s.Name, grader: s.Grader}
+				if (s.Grader != "") == graders && !seen[row] {
+					seen[row] = true
+					mine = append(mine, row)
+				}
+			}
+		}
+		slices.SortFunc(mine, func(a, b scoreRow) int { return strings.Compare(a.name, b.name) })
+		rows = append(rows, mine...)
+	}
+	return rows
+}
+
+// scoreOf finds a cell's named score.
+func scoreOf(c *Cell, name string) *ScoreStat {
+	for i := range c.Scores {
+		if c.Scores[i].Name == name {
+			return &c.Scores[i]
+		}
+	}
+	return nil
+}
+
+// scoreLabel names a score with its grader's kind, unless the name
+// already says it ("graders[0] (judge)").
+func scoreLabel(name, grader string) string {
+	if grader == "" || strings.HasSuffix(name, "("+grader+")") {
+		return name
+	}
+	return name + " (" + grader + ")"
+}
+
+func intervalText(v Interval) string {
+	return fmt.Sprintf("%.2f [%.2f, %.2f]", v.Value, v.Lo, v.Hi)
+}
+
+// writeScoreGrid writes the rows' means and intervals, a column per
+// variant.
+func writeScoreGrid(b *strings.Builder, r *Report, rows []scoreRow) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "scenario\tscore")
+	for _, v := range r.Variants {
+		fmt.Fprintf(tw, "\t%s", v.Name)
+	}
+	fmt.Fprintln(tw)
+	grid := cellGrid(r)
+	for _, row := range rows {
+		fmt.Fprintf(tw, "%s\t%s", row.id, scoreLabel(row.name, row.grader))
+		for _, v := range r.Variants {
+			s := (*ScoreStat)(nil)
+			if c := grid[row.id+"\x00"+v.Name]; c != nil {
+				s = scoreOf(c, row.name)
+			}
+			if s == nil {
+				fmt.Fprint(tw, "\t-")
+				continue
+			}
+			fmt.Fprintf(tw, "\t%s", intervalText(s.Interval))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
 func cellIDs(cells []Cell) []string {
 	var ids []string
 	seen := map[string]bool{}
@@ -140,7 +227,7 @@ func writeErrors(b *strings.Builder, r *Report) {
 }
 
 // TestNote says which test decides a pass-rate change, and why.
-const TestNote = `pass rate: Barnard's unconditional exact test (two-sided, pooled Wald statistic) — each side's trials are fixed by design and the total of passes is not, the model Barnard's test assumes; Fisher's exact test also conditions on the passes and is conservative at small n. Overall: paired t test over scenarios. Cost, tokens, latency: Mann-Whitney U. ~ means p >= 0.05.`
+const TestNote = `pass rate: Barnard's unconditional exact test (two-sided, pooled Wald statistic) — each side's trials are fixed by design and the total of passes is not, the model Barnard's test assumes; Fisher's exact test also conditions on the passes and is conservative at small n. Overall: paired t test over scenarios. Cost, tokens, latency and named scores: Mann-Whitney U. ~ means p >= 0.05.`
 
 // WriteComparison writes a comparison as a table: per cell and overall,
 // the pass rates, the change with its interval and p-value ("~" when not
@@ -175,6 +262,7 @@ func writeComparison(b *strings.Builder, c Comparison, note bool) {
 			rateChange(o.Delta, o.Lo, o.Hi, o.Significant), pval(o.P, o.Test), change(o.CostUSD))
 	}
 	tw.Flush()
+	writeScoreChanges(b, c)
 	for _, k := range c.OnlyBase {
 		fmt.Fprintf(b, "only in %s: %s\n", c.Base, k)
 	}
@@ -183,6 +271,44 @@ func writeComparison(b *strings.Builder, c Comparison, note bool) {
 	}
 	if note {
 		fmt.Fprintf(b, "\n%s\n", TestNote)
+	}
+}
+
+// writeScoreChanges lists the graders' scores of the paired cells, and
+// any other named score whose mean changed significantly; the rest is
+// counted.
+func writeScoreChanges(b *strings.Builder, c Comparison) {
+	type row struct {
+		id, variant string
+		d           ScoreDelta
+	}
+	var rows []row
+	same := 0
+	for _, cd := range c.Cells {
+		for _, d := range cd.Scores {
+			if d.Grader == "" && !d.Significant {
+				same++
+				continue
+			}
+			rows = append(rows, row{cd.ID, cd.Variant, d})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("\nscores: mean per trial (Mann-Whitney U)\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "scenario\tvariant\tscore\tbase\tnew\tΔ\tp")
+	for _, r := range rows {
+		delta := fmt.Sprintf("%+.2f", r.d.Delta)
+		if !r.d.Significant {
+			delta = "~ " + delta
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%s\tp=%.3f\n", r.id, r.variant, scoreLabel(r.d.Name, r.d.Grader), r.d.Base, r.d.New, delta, r.d.P)
+	}
+	tw.Flush()
+	if same > 0 {
+		fmt.Fprintf(b, "(%d other scores: no significant change)\n", same)
 	}
 }
 

@@ -1,11 +1,10 @@
-package eval
+package evalreport
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 
 	"github.com/agenteval/agenteval/report"
@@ -19,7 +18,7 @@ const Schema = "agenteval.eval/v1"
 // eval file, scenarios and cassettes at any parallelism; StripTiming removes
 // those.
 type Report struct {
-	// Schema is always eval.Schema.
+	// Schema is always evalreport.Schema.
 	Schema string `json:"schema"`
 	// Eval names the eval; File is the eval file's path.
 	Eval string `json:"eval"`
@@ -101,8 +100,8 @@ type Cell struct {
 	// ≤ N), by the unbiased estimators.
 	PassAt  []KValue `json:"pass_at,omitempty"`
 	PassHat []KValue `json:"pass_hat,omitempty"`
-	// Scores are the mean of each named score with a bootstrap 95%
-	// interval, by name.
+	// Scores are the mean of each named score (expectations, invariants
+	// and graders) with a bootstrap 95% interval, by name.
 	Scores []ScoreStat `json:"scores,omitempty"`
 	// CostUSD and Tokens are the median and 90th percentile per trial.
 	CostUSD Spread `json:"cost_usd"`
@@ -136,9 +135,17 @@ type KValue struct {
 	Value float64 `json:"value"`
 }
 
-// ScoreStat is one named score's mean over trials.
+// ScoreStat is one named score's mean over the trials that have it (a
+// trial that could not run has none) with its percentile bootstrap 95%
+// interval.
 type ScoreStat struct {
 	Name string `json:"name"`
+	// Grader is the grader's kind ("judge", "trajectory_score", ...) for
+	// a grader's score; empty for an expectation's or invariant's, which
+	// score 0 or 1.
+	Grader string `json:"grader,omitempty"`
+	// N is the trials that have the score.
+	N int `json:"n"`
 	Interval
 }
 
@@ -156,7 +163,8 @@ type Trial struct {
 	Status report.Status `json:"status"`
 	// Message is the first thing that failed, or the error.
 	Message string `json:"message,omitempty"`
-	// Scores are each expectation's score in [0, 1], in check order.
+	// Scores are each expectation's, invariant's and grader's score in
+	// [0, 1], in check order; a trial that could not run has none.
 	Scores []Score `json:"scores,omitempty"`
 	// Final is the last AI message's text.
 	Final string       `json:"final,omitempty"`
@@ -172,10 +180,13 @@ type TrialTiming struct {
 	WallMS float64 `json:"wall_ms"`
 }
 
-// Score is one named score of a trial.
+// Score is one named score of a trial, in [0, 1]: a grader's score, or
+// 1 or 0 for an expectation or invariant that held or not.
 type Score struct {
 	Name  string  `json:"name"`
 	Value float64 `json:"value"`
+	// Grader is the grader's kind for a grader's score; empty otherwise.
+	Grader string `json:"grader,omitempty"`
 }
 
 // VariantSummary is a variant over the whole suite.
@@ -203,6 +214,41 @@ type ThresholdResult struct {
 	Pass      bool    `json:"pass"`
 }
 
+// Thresholds are the levels a scenario × variant must reach; every set
+// field is one threshold.
+type Thresholds struct {
+	PassRate *MinThreshold `json:"pass_rate,omitempty"`
+	PassAt   *KThreshold   `json:"pass_at,omitempty"`
+	PassHat  *KThreshold   `json:"pass_hat,omitempty"`
+}
+
+// MinThreshold asks for a value of at least Min.
+type MinThreshold struct {
+	Min float64 `json:"min"`
+}
+
+// KThreshold asks for pass@k (or pass^k) of at least Min.
+type KThreshold struct {
+	K   int     `json:"k"`
+	Min float64 `json:"min"`
+}
+
+// Failed reports whether the run failed: a broken threshold or a trial
+// that could not run.
+func (r *Report) Failed() bool {
+	for _, t := range r.Thresholds {
+		if !t.Pass {
+			return true
+		}
+	}
+	for _, c := range r.Cells {
+		if c.Errored > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // WriteJSON writes the report as indented JSON. NaNs (an estimate with no
 // data) are written as null.
 func WriteJSON(w io.Writer, r *Report) error {
@@ -212,6 +258,19 @@ func WriteJSON(w io.Writer, r *Report) error {
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(r); err != nil {
 		return fmt.Errorf("write eval report: %w", err)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WriteJSONValue writes any value as WriteJSON writes a report.
+func WriteJSONValue(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write json: %w", err)
 	}
 	_, err := w.Write(b.Bytes())
 	return err
@@ -245,13 +304,4 @@ func StripTiming(r *Report) *Report {
 		}
 	}
 	return &c
-}
-
-// finite maps NaN and infinities to 0 for JSON, which cannot hold them;
-// the fields that use it say what 0 means there.
-func finite(x float64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0
-	}
-	return x
 }

@@ -1,4 +1,4 @@
-package eval
+package evalreport
 
 import (
 	"encoding/xml"
@@ -37,10 +37,23 @@ type junitMessage struct {
 	Body    string `xml:",chardata"`
 }
 
+// junitOut is a test case's system-out: the pass rate and the graders'
+// mean scores, with their intervals.
+func junitOut(c *Cell) string {
+	out := fmt.Sprintf("%d/%d passed, pass rate %.3f [%.3f, %.3f]", c.Passed, c.N, c.PassRate.Value, c.PassRate.Lo, c.PassRate.Hi)
+	for _, s := range c.Scores {
+		if s.Grader != "" {
+			out += fmt.Sprintf("\n%s: mean %.3f [%.3f, %.3f]", scoreLabel(s.Name, s.Grader), s.Value, s.Lo, s.Hi)
+		}
+	}
+	return out
+}
+
 // WriteJUnit writes one test suite per variant and one test case per
 // scenario × variant, whose verdict is its thresholds: a broken threshold
 // is a failure, a trial that could not run an error, and a cell without
-// thresholds passes. The pass rate and interval are in system-out.
+// thresholds passes. The pass rate and the graders' mean scores, with
+// their intervals, are in system-out.
 func WriteJUnit(w io.Writer, r *Report) error {
 	doc := junitSuites{Name: "agenteval eval " + r.Eval}
 	for _, v := range r.Variants {
@@ -51,7 +64,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 				continue
 			}
 			tc := junitCase{Name: c.ID, Classname: r.Eval + "." + v.Name,
-				SystemOut: fmt.Sprintf("%d/%d passed, pass rate %.3f [%.3f, %.3f]", c.Passed, c.N, c.PassRate.Value, c.PassRate.Lo, c.PassRate.Hi)}
+				SystemOut: junitOut(c)}
 			switch c.Verdict {
 			case "error":
 				var msgs []string
@@ -64,10 +77,13 @@ func WriteJUnit(w io.Writer, r *Report) error {
 				s.Errors++
 			case "fail":
 				var msgs []string
-				for _, t := range cellThresholds(c) {
-					if !t.Pass {
+				for _, t := range r.Thresholds {
+					if !t.Pass && t.Scope == c.ID+" × "+c.Variant {
 						msgs = append(msgs, fmt.Sprintf("%s: got %.3f", t.Threshold, t.Got))
 					}
+				}
+				if len(msgs) == 0 {
+					msgs = []string{"a threshold of the cell broke"}
 				}
 				tc.Failure = &junitMessage{Message: strings.Join(msgs, "; "), Body: strings.Join(msgs, "\n")}
 				s.Failures++

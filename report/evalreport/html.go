@@ -1,4 +1,4 @@
-package eval
+package evalreport
 
 import (
 	"fmt"
@@ -28,12 +28,18 @@ table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-
 {{range .Rows}}<tr><td>{{.ID}}</td>{{range .Cells}}{{if .}}<td class="{{.Verdict}}"><span class="bar"><span class="ci" style="left:{{pct .PassRate.Lo}}%;width:{{width .PassRate.Lo .PassRate.Hi}}%"></span><span class="pt" style="left:{{pct .PassRate.Value}}%"></span></span>{{.Passed}}/{{.N}} {{f2 .PassRate.Value}}</td>{{else}}<td>–</td>{{end}}{{end}}</tr>
 {{end}}<tr><th>macro</th>{{range .R.Suite}}<th><span class="bar"><span class="ci" style="left:{{pct .MacroPassRate.Lo}}%;width:{{width .MacroPassRate.Lo .MacroPassRate.Hi}}%"></span><span class="pt" style="left:{{pct .MacroPassRate.Value}}%"></span></span>{{f2 .MacroPassRate.Value}}</th>{{end}}</tr>
 </table>
+{{if .Scores}}<h2>Scores</h2>
+<p>The mean of each named score per trial, with its bootstrap 95% interval: graders' scores first, then the expectations' and invariants' (1 held, 0 did not).</p>
+<table><tr><th>scenario</th><th>score</th>{{range .R.Variants}}<th>{{.Name}}</th>{{end}}</tr>
+{{range .Scores}}<tr><td>{{.ID}}</td><td>{{.Label}}</td>{{range .Cells}}{{if .}}<td><span class="bar"><span class="ci" style="left:{{pct .Lo}}%;width:{{width .Lo .Hi}}%"></span><span class="pt" style="left:{{pct .Value}}%"></span></span>{{f2 .Value}} [{{f2 .Lo}}, {{f2 .Hi}}]</td>{{else}}<td>–</td>{{end}}{{end}}</tr>
+{{end}}</table>{{end}}
 {{if .R.Thresholds}}<h2>Thresholds</h2><ul>{{range .R.Thresholds}}<li>{{if .Pass}}✓{{else}}✗{{end}} {{.Scope}}: {{.Threshold}} (got {{f2 .Got}})</li>{{end}}</ul>{{end}}
 </body></html>
 `))
 
 // WriteHTML writes a self-contained page: the variant × scenario grid with
-// interval bars, the suite's macro pass rates and the thresholds.
+// interval bars, the suite's macro pass rates, every named score's mean
+// with its interval bar (graders' first) and the thresholds.
 func WriteHTML(w io.Writer, r *Report) error {
 	type row struct {
 		ID    string
@@ -49,11 +55,28 @@ func WriteHTML(w io.Writer, r *Report) error {
 		}
 		rows = append(rows, rw)
 	}
+	type scoreLine struct {
+		ID, Label string
+		Cells     []*ScoreStat
+	}
+	var scores []scoreLine
+	for _, sr := range append(scoreRows(r, true), scoreRows(r, false)...) {
+		line := scoreLine{ID: sr.id, Label: scoreLabel(sr.name, sr.grader)}
+		for _, v := range r.Variants {
+			var s *ScoreStat
+			if c := grid[sr.id+"\x00"+v.Name]; c != nil {
+				s = scoreOf(c, sr.name)
+			}
+			line.Cells = append(line.Cells, s)
+		}
+		scores = append(scores, line)
+	}
 	if err := pageTmpl.Execute(w, struct {
-		R    *Report
-		IDs  []string
-		Rows []row
-	}{r, ids, rows}); err != nil {
+		R      *Report
+		IDs    []string
+		Rows   []row
+		Scores []scoreLine
+	}{r, ids, rows, scores}); err != nil {
 		return fmt.Errorf("write html: %w", err)
 	}
 	return nil
