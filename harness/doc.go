@@ -584,15 +584,21 @@
 // column, never replaced), and within Limits, so that a hostile or broken
 // file ends in milliseconds with a problem instead of exhausting the
 // machine. Load, Parse and LoadDir use the defaults; the methods of Limits
-// of the same names take others, and "agenteval run --limit name=N"
-// sets one (-1 lifts it):
+// of the same names take others, and "agenteval run --limit name=N" (and
+// resume, eval and serve) sets one (-1 lifts it):
 //
-//	name             default     what it bounds
-//	file_bytes       4 MiB       the size of a file
-//	depth            200         the nesting of values; flow brackets and "- - -" are counted before parsing
-//	values           262,144     values, once aliases are expanded (each use counts)
-//	value_bytes      16 MiB      bytes of strings, numbers and keys, once aliases are expanded
-//	recursion_limit  100,000     agent.recursion_limit
+//	name                 default     what it bounds
+//	file_bytes           4 MiB       the size of a file
+//	depth                200         the nesting of values; flow brackets and "- - -" are counted before parsing
+//	values               262,144     values, once aliases are expanded (each use counts)
+//	value_bytes          16 MiB      bytes of strings, numbers and keys, once aliases are expanded
+//	recursion_limit      100,000     agent.recursion_limit
+//	cassette_file_bytes  256 MiB     the size of a cassette (Options.CassetteLimits)
+//	cassette_body_bytes  64 MiB      one cassette body as gzip or deflate decoding produces it
+//
+// Eval files are read within the same limits (package eval). Every limit
+// of agenteval, these and the fixed ones, is listed in docs/limits.md with
+// what happens when it is passed.
 //
 // Schema-shaped emulated results have limits of their own, which no
 // scenario needs to raise: emulator.MaxValues values and

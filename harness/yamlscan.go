@@ -280,7 +280,7 @@ func checkUTF8(data []byte) (Position, string, bool) {
 	for i := 0; i < len(data); {
 		r, n := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && n <= 1 {
-			return Position{Line: line, Col: col}, fmt.Sprintf("invalid UTF-8 (byte 0x%02x): a scenario file is UTF-8 text", data[i]), false
+			return Position{Line: line, Col: col}, fmt.Sprintf("invalid UTF-8 (byte 0x%02x): the file must be UTF-8 text", data[i]), false
 		}
 		if r == '\n' {
 			line, col = line+1, 1
