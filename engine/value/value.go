@@ -228,12 +228,19 @@ func (o *Object) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// MaxJSONDepth bounds the nesting of arrays and objects DecodeJSON reads,
+// as encoding/json bounds it: the decoder and every walk over a value are
+// recursive, and 8 MB of "[" nested a million levels deep overflowed the
+// goroutine stack (a fatal error, not a panic), 2 MB took 3 s and 500 MB.
+const MaxJSONDepth = 10000
+
 // DecodeJSON parses one JSON document into the value model
-// (nil, bool, json.Number, string, []any, *Object). Trailing data is an error.
+// (nil, bool, json.Number, string, []any, *Object). Trailing data is an
+// error, and so is nesting deeper than MaxJSONDepth.
 func DecodeJSON(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decodeValue(dec)
+	v, err := decodeValue(dec, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +253,7 @@ func DecodeJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
+func decodeValue(dec *json.Decoder, depth int) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		if err == io.EOF {
@@ -256,6 +263,9 @@ func decodeValue(dec *json.Decoder) (any, error) {
 	}
 	switch t := tok.(type) {
 	case json.Delim:
+		if depth == MaxJSONDepth && (t == '{' || t == '[') {
+			return nil, fmt.Errorf("invalid JSON: nested deeper than %d levels", MaxJSONDepth)
+		}
 		switch t {
 		case '{':
 			o := &Object{}
@@ -268,7 +278,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 				if !ok {
 					return nil, fmt.Errorf("invalid JSON: object key %v is not a string", kt)
 				}
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -281,7 +291,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 		case '[':
 			arr := []any{}
 			for dec.More() {
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
