@@ -44,14 +44,14 @@ func (r *run) emitDebug(kind debugKind, payload func() *Object) {
 	if kind == debugCheckpoint {
 		mode = StreamCheckpoints
 	}
-	if !r.modes[mode] && !r.modes[StreamDebug] {
+	if !r.modes.has(mode) && !r.modes.has(StreamDebug) {
 		return
 	}
 	p := payload()
-	if r.modes[mode] {
+	if r.modes.has(mode) {
 		r.yield(StreamPart{Mode: mode, Data: p})
 	}
-	if r.modes[StreamDebug] {
+	if r.modes.has(StreamDebug) {
 		step := r.step
 		if kind == debugCheckpoint {
 			step--
@@ -68,9 +68,9 @@ func (r *run) emitDebug(kind debugKind, payload func() *Object) {
 // wantsDebug reports whether the run streams task or checkpoint events.
 func (r *run) wantsDebug(kind debugKind) bool {
 	if kind == debugCheckpoint {
-		return r.modes[StreamCheckpoints] || r.modes[StreamDebug]
+		return r.modes.has(StreamCheckpoints) || r.modes.has(StreamDebug)
 	}
-	return r.modes[StreamTasks] || r.modes[StreamDebug]
+	return r.modes.has(StreamTasks) || r.modes.has(StreamDebug)
 }
 
 // pyISOTime is Python's datetime.isoformat() of an aware UTC time:

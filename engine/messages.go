@@ -41,7 +41,7 @@ type ModelProvider interface {
 // stream messages, it is model.Generate.
 func Generate(ctx context.Context, model ChatModel, req ModelRequest) (Message, error) {
 	sp := scratchpadFrom(ctx)
-	if sp == nil || sp.run == nil || !sp.run.modes[StreamMessages] {
+	if sp == nil || sp.run == nil || !sp.run.modes.has(StreamMessages) {
 		return model.Generate(ctx, req)
 	}
 	r := sp.run
@@ -151,7 +151,7 @@ func (r *run) emitMessage(msg Message, meta *Object, dedupe bool) {
 // back messages it was given, as a subgraph writes its whole state, does
 // not stream them again when it ends.
 func (r *run) seeNodeInput(t *task) {
-	if !r.modes[StreamMessages] || t.node.hidden {
+	if !r.modes.has(StreamMessages) || t.node.hidden {
 		return
 	}
 	var ids []string
@@ -193,7 +193,7 @@ func (r *run) seeNodeInput(t *task) {
 // model call streamed (on_chain_end of a node: tool messages, messages a
 // hook or node made).
 func (r *run) emitNodeMessages(t *task) {
-	if !r.modes[StreamMessages] || t.node.hidden {
+	if !r.modes.has(StreamMessages) || t.node.hidden {
 		return
 	}
 	var meta *Object

@@ -118,7 +118,7 @@ func (g *Graph) readRun(ctx context.Context, cfg Config, saved *CheckpointTuple)
 // newReadRun returns a run of g that streams nothing, with no checkpoint
 // loaded.
 func (g *Graph) newReadRun(ctx context.Context, cfg Config) *run {
-	r := &run{g: g, ctx: ctx, cfg: cfg, modes: map[StreamMode]bool{}, saver: g.checkpointer, vers: newVersions(g)}
+	r := &run{g: g, ctx: ctx, cfg: cfg, saver: g.checkpointer, vers: newVersions(g)}
 	r.yield = func(StreamPart) bool { return true }
 	r.updated = make([]bool, len(g.chanNames))
 	return r
