@@ -924,7 +924,7 @@ func controlWrites(output any) ([]write, error) {
 		for _, d := range dests {
 			switch x := d.(type) {
 			case Send:
-				ws = append(ws, write{channel: chTasks, value: x})
+				ws = append(ws, write{channel: chTasks, value: d}) // d holds x: not boxed again
 			case string:
 				if x != End {
 					ws = append(ws, write{channel: branchTo(x)})
@@ -1020,7 +1020,7 @@ func branchWriter(g *Graph, from string, b *branchSpec) writer {
 				if x.Node == End {
 					return NewError("InvalidUpdateError", "Cannot send a packet to the END node")
 				}
-				w.emit(write{channel: chTasks, value: x})
+				w.emit(write{channel: chTasks, value: d}) // d holds x: not boxed again
 			}
 		}
 		return nil

@@ -435,6 +435,7 @@ type task struct {
 	cached    bool
 	// the first writes live here: most tasks write one or two
 	writesBuf, rawBuf [2]write
+	freshBuf          [2]any // the values of a fresh read (freshState)
 	frame             *taskFrame
 }
 
@@ -1455,7 +1456,8 @@ func (r *run) freshState(t *task, ws []write) (State, error) {
 			continue
 		}
 		c := r.chans[k.ch]
-		var vals []any
+		// the task's buffer: no channel keeps the list it updates with
+		vals := t.freshBuf[:0]
 		for _, w := range ws {
 			if w.channel == k.name {
 				vals = append(vals, w.value)
