@@ -315,6 +315,18 @@ type nodeUpdate struct {
 	owned bool
 }
 
+// messageUpdate is the nodeUpdate of a node that writes one message m
+// under key, made with its list in one allocation (the model node's).
+func messageUpdate(key string, m Message) *nodeUpdate {
+	u := &struct {
+		nodeUpdate
+		one [1]Message
+	}{}
+	u.one[0] = m
+	u.nodeUpdate = nodeUpdate{key: key, value: u.one[:], owned: true}
+	return &u.nodeUpdate
+}
+
 // sendArgFunc is a node that takes a Send's argument as it is, where a
 // NodeFunc gets it in a State under SendArgKey.
 type sendArgFunc func(ctx context.Context, arg any) (any, error)
@@ -817,6 +829,11 @@ func emitUpdates(output any, keys map[string]bool, w writeTarget) error {
 			w.emit(write{channel: t.key, value: t.value, owned: t.owned})
 		}
 		return nil
+	case *nodeUpdate:
+		if keys[t.key] {
+			w.emit(write{channel: t.key, value: t.value, owned: t.owned})
+		}
+		return nil
 	case State:
 		m = t
 	case map[string]any:
@@ -862,6 +879,8 @@ func updatesOf(output any, keys map[string]bool) ([]write, error) {
 			return nil, nil
 		}
 		return []write{{channel: t.key, value: t.value, owned: t.owned}}, nil
+	case *nodeUpdate:
+		return updatesOf(*t, keys)
 	case State:
 		return mapWrites(t), nil
 	case map[string]any:
