@@ -395,6 +395,7 @@ type run struct {
 	// the checkpoint the run started from
 	parentCfg    *CheckpointConfig
 	parentLoaded bool
+	prevCfg      CheckpointConfig // what parentCfg points to after a put
 }
 
 type taskKind int
@@ -645,7 +646,7 @@ func (r *run) enter(input any) error {
 type putShared struct {
 	seen    map[string]map[string]int64
 	prefix  map[string]int
-	updated []string
+	updated [2][]string // the newest first
 }
 
 // loadCheckpoint starts the run from a stored checkpoint: its ID, its
@@ -2056,8 +2057,9 @@ func (r *run) putCheckpoint(source string) error {
 	r.cpID = cfg.CheckpointID
 	r.parentCfg, r.parentLoaded = nil, false
 	if r.cpCfg.CheckpointID != "" {
-		prev := r.cpCfg
-		r.parentCfg = &prev
+		// in the run's own slot: a new pointer per checkpoint allocated
+		r.prevCfg = r.cpCfg
+		r.parentCfg = &r.prevCfg
 	}
 	r.cpCfg = cfg
 	r.step++
@@ -2122,11 +2124,18 @@ func (r *run) updatedChannels() []string {
 		}
 		slices.Sort(upd)
 	}
-	if r.put.updated == nil || !slices.Equal(upd, r.put.updated) {
-		// never nil: a checkpoint lists none as []
-		r.put.updated = append(make([]string, 0, len(upd)), upd...)
+	// supersteps often alternate between two lists (W3: the agent's
+	// writes, then the tools'): the two last lists made are reused
+	for i, prev := range r.put.updated {
+		if prev != nil && slices.Equal(upd, prev) {
+			r.put.updated[0], r.put.updated[i] = prev, r.put.updated[0]
+			return prev
+		}
 	}
-	return r.put.updated
+	// never nil: a checkpoint lists none as []
+	made := append(make([]string, 0, len(upd)), upd...)
+	r.put.updated[1], r.put.updated[0] = r.put.updated[0], made
+	return made
 }
 
 // exitInterrupted ends a paused run: streams the interrupt and the state.
