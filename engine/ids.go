@@ -367,9 +367,16 @@ func uuidFromHash(parts ...string) string {
 // formatUUID writes 16 bytes as a UUID of version 8 ("custom") with the
 // RFC 4122 variant, overwriting those bits of sum.
 func formatUUID(sum *[16]byte) string {
+	var out [36]byte
+	writeUUID(out[:], sum)
+	return string(out[:])
+}
+
+// writeUUID is formatUUID into out, which holds 36 bytes.
+func writeUUID(out []byte, sum *[16]byte) {
 	sum[6] = (sum[6] & 0x0f) | 0x80 // version 8
 	sum[8] = (sum[8] & 0x3f) | 0x80 // RFC 4122 variant
-	var out [36]byte
+	out = out[:36]
 	hex.Encode(out[0:8], sum[0:4])
 	out[8] = '-'
 	hex.Encode(out[9:13], sum[4:6])
@@ -379,7 +386,29 @@ func formatUUID(sum *[16]byte) string {
 	hex.Encode(out[19:23], sum[8:10])
 	out[23] = '-'
 	hex.Encode(out[24:36], sum[10:16])
-	return string(out[:])
+}
+
+// idArena hands out the IDs a task makes up as strings cut from a few
+// larger allocations: the bytes of an ID are written once, before the
+// string over them exists, and never again, so the strings stay valid
+// (and keep their chunk alive). Chunks double from one ID to 64, so a
+// task that writes one message still allocates one ID's worth, and one
+// that writes 256 (W1's tool node) allocates 9 times, not 256.
+type idArena struct {
+	buf  []byte // the unused rest of the current chunk
+	next int    // IDs in the next chunk
+}
+
+// uuid is formatUUID of sum, in the arena.
+func (a *idArena) uuid(sum *[16]byte) string {
+	if len(a.buf) < 36 {
+		a.next = min(max(2*a.next, 1), 64)
+		a.buf = make([]byte, 36*a.next)
+	}
+	out := a.buf[:36:36]
+	a.buf = a.buf[36:]
+	writeUUID(out, sum)
+	return unsafe.String(&out[0], 36)
 }
 
 // hashHex returns the first 32 hex digits of the SHA-256 of s (interrupt
@@ -429,7 +458,10 @@ func fastIDKey(seed string) [2]uint64 {
 // the run's key mixed with the numbers packed into 64 bits. Numbers that
 // do not fit (a step or a task position of 2^20 and more, a message
 // counter of 2^20 and more) take a hashed ID instead.
-func (r *run) fastID(kind int, a, b, c int) string {
+func (r *run) fastID(kind int, a, b, c int) string { return r.fastIDIn(nil, kind, a, b, c) }
+
+// fastIDIn is fastID, made in arena when it is not nil.
+func (r *run) fastIDIn(arena *idArena, kind int, a, b, c int) string {
 	a++ // the input's step is -1
 	if a < 0 || a >= 1<<22 || b < 0 || b >= 1<<20 || c < 0 || c >= 1<<20 {
 		var key [16]byte
@@ -441,6 +473,9 @@ func (r *run) fastID(kind int, a, b, c int) string {
 	var sum [16]byte
 	binary.BigEndian.PutUint64(sum[:8], r.idKey[0]^mix64(p^0x9e3779b97f4a7c15))
 	binary.BigEndian.PutUint64(sum[8:], r.idKey[1]^mix64(p))
+	if arena != nil {
+		return arena.uuid(&sum)
+	}
 	return formatUUID(&sum)
 }
 
@@ -456,10 +491,11 @@ func mix64(x uint64) uint64 {
 
 // messageID is the ID of the n-th message without one that task t wrote:
 // hashed from the checkpoint and the task when a saver keeps them (the IDs
-// golden transcripts show), a fast ID otherwise.
+// golden transcripts show), a fast ID otherwise, cut from the task's
+// arena. The caller holds t.mu.
 func (r *run) messageID(t *task, n int) string {
 	if r.saver == nil {
-		return r.fastID(idMessage, t.scratch.step, t.ord, n)
+		return r.fastIDIn(&t.ids, idMessage, t.scratch.step, t.ord, n)
 	}
 	return uuidFromHash(r.cpID, t.id, strconv.Itoa(n))
 }

@@ -85,10 +85,9 @@ func Generate(ctx context.Context, model ChatModel, req ModelRequest) (Message, 
 // them.
 func (r *run) nextMessageID(t *task) string {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.idCounter++
-	n := t.idCounter
-	t.mu.Unlock()
-	return r.messageID(t, n)
+	return r.messageID(t, t.idCounter)
 }
 
 // messageMetadata is the metadata of a task's message chunks.

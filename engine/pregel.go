@@ -436,7 +436,8 @@ type task struct {
 	cached    bool
 	// the first writes live here: most tasks write one or two
 	writesBuf, rawBuf [2]write
-	freshBuf          [2]any // the values of a fresh read (freshState)
+	freshBuf          [2]any  // the values of a fresh read (freshState)
+	ids               idArena // the message IDs of a run without a saver
 	frame             *taskFrame
 }
 
