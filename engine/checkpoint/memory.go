@@ -48,7 +48,7 @@ type thread struct {
 }
 
 type saved struct {
-	cp     *engine.Checkpoint
+	cp     engine.Checkpoint
 	meta   engine.CheckpointMetadata
 	parent string
 }
@@ -100,10 +100,10 @@ func (m *Memory) Put(_ context.Context, cfg engine.CheckpointConfig, cp *engine.
 	}
 	t.puts++
 	// the caller hands cp over (engine.Checkpointer): Memory keeps its
-	// maps as they are, in a struct of its own so the ID it gives is not
-	// written into cp
-	stored := new(engine.Checkpoint)
-	*stored = *cp
+	// maps as they are, in a struct of its own (in saved) so the ID it
+	// gives is not written into cp
+	s := &saved{cp: *cp, meta: meta, parent: cfg.CheckpointID}
+	stored := &s.cp
 	if stored.ID == "" {
 		stored.ID = t.checkpointID(key, t.puts)
 	}
@@ -114,7 +114,7 @@ func (m *Memory) Put(_ context.Context, cfg engine.CheckpointConfig, cp *engine.
 		t.children[old.parent]--
 	}
 	t.children[cfg.CheckpointID]++
-	t.checkpoints[stored.ID] = &saved{cp: stored, meta: meta, parent: cfg.CheckpointID}
+	t.checkpoints[stored.ID] = s
 	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: stored.ID}, nil
 }
 
@@ -323,7 +323,7 @@ func (t *thread) tuple(key threadKey, id string) *engine.CheckpointTuple {
 	s := t.checkpoints[id]
 	tup := &engine.CheckpointTuple{
 		Config:     engine.CheckpointConfig{ThreadID: key.id, CheckpointNS: key.ns, CheckpointID: id},
-		Checkpoint: copyCheckpoint(s.cp),
+		Checkpoint: copyCheckpoint(&s.cp),
 		Metadata:   copyMetadata(s.meta),
 	}
 	if s.parent != "" {
