@@ -411,6 +411,13 @@ func writeJSON(b *bytes.Buffer, v any, py bool) error {
 		b.WriteString(s)
 	case string:
 		writeJSONString(b, t, py)
+	case int:
+		// what ToValue's json.Number(strconv.Itoa(t)) writes, without it
+		var digits [20]byte
+		b.Write(strconv.AppendInt(digits[:0], int64(t), 10))
+	case int64:
+		var digits [20]byte
+		b.Write(strconv.AppendInt(digits[:0], t, 10))
 	case []any:
 		b.WriteByte('[')
 		for i, e := range t {
@@ -455,6 +462,10 @@ func writeJSON(b *bytes.Buffer, v any, py bool) error {
 func jsonNumber(n json.Number, py bool) (string, error) {
 	s := string(n)
 	if !strings.ContainsAny(s, ".eE") {
+		if canonicalInt(s) {
+			// what the big.Int below would give back, without it
+			return s, nil
+		}
 		n, ok := new(big.Int).SetString(s, 10)
 		if !ok {
 			return "", fmt.Errorf("invalid JSON number %q", s)
@@ -480,9 +491,38 @@ func jsonNumber(n json.Number, py bool) (string, error) {
 	return PyFloatRepr(f), nil
 }
 
+// WriteJSONString appends s to b as a JSON string, exactly as WriteJSON(b,
+// s) does, without boxing s in an interface.
+func WriteJSONString(b *bytes.Buffer, s string) { writeJSONString(b, s, false) }
+
+// canonicalInt reports whether s is an integer as strconv.Itoa writes
+// one: an optional '-', then digits without a leading zero (or "0").
+func canonicalInt(s string) bool {
+	d := strings.TrimPrefix(s, "-")
+	if d == "" || (d[0] == '0' && (len(d) > 1 || len(d) < len(s))) {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 func writeJSONString(b *bytes.Buffer, s string, py bool) {
 	b.WriteByte('"')
 	for i := 0; i < len(s); {
+		// a run of printable ASCII other than '"' and '\\' is written as it is
+		j := i
+		for j < len(s) && s[j] >= 0x20 && s[j] < utf8.RuneSelf && s[j] != '"' && s[j] != '\\' {
+			j++
+		}
+		if j > i {
+			b.WriteString(s[i:j])
+			i = j
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			// invalid UTF-8: Python would have a surrogate escape; keep the
