@@ -109,7 +109,10 @@
 // must end in an error that names the problem, never in running out of
 // memory. Limits bounds what reading one allocates; the zero value means
 // the defaults, which Load, Parse, Check, Import and ImportBytes use, and
-// Options.Limits or the Limits methods of the same names set others:
+// Options.Limits or the Limits methods of the same names set others. The
+// agenteval commands that read cassettes (run, resume, eval, serve and
+// cassette) raise them with --limit cassette_file_bytes=N and --limit
+// cassette_body_bytes=N; docs/limits.md lists every limit of agenteval.
 //
 //	MaxFileBytes  256 MiB  the cassette file Load, Check and Import read,
 //	                       refused from its size before it is read; for a
@@ -123,9 +126,10 @@
 // Decoding a body measures it first and keeps nothing: a 2.3 MB gzip bomb
 // that would decode to gigabytes is refused in a fraction of a second,
 // as file:line: interactions[0].response.body: Content-Encoding gzip:
-// gzip decoding gives more than 64 MiB, the limit (raise
-// Limits.MaxBodyBytes to read it). JSON bodies nested more than 10000
-// levels deep are read as text.
+// gzip decoding gives more than 64 MiB, the limit (raise it to read the
+// file: --limit cassette_body_bytes=N, Limits.MaxBodyBytes). JSON bodies
+// nested more than 10000 levels deep are read as text (matched and
+// scrubbed as text).
 //
 // # Credentials
 //
@@ -183,4 +187,11 @@
 // inputs, thinking-block signatures — and is kept, so that a recorded
 // scenario replays: the replayed request carries the same arguments as
 // the recording. A body without credentials is saved byte for byte.
+//
+// The same table keeps credentials out of what the rest of agenteval
+// writes: ScrubText scrubs free text by the shapes above (reports, golden
+// transcripts and logs go through it), FindCredential finds one in a file
+// read back (a golden transcript, a report), and CredentialVariable tells
+// which environment variables hold secrets by the names above, so that
+// their values are scrubbed too.
 package cassette

@@ -49,9 +49,9 @@ func TestHostileInputStaysWithinBudget(t *testing.T) {
 				base64String(bomb) + "\n    headers:\n      Content-Encoding:\n      - gzip\n    status:\n      code: 200\n      message: OK\nversion: 1\n"),
 			"response.body: Content-Encoding gzip: gzip decoding gives more than 64 MiB"},
 		{"a gzip-compressed cassette file that is itself the bomb", "import", bomb,
-			"gzip decoding gives more than 256 MiB, the limit (raise Limits.MaxFileBytes to read it)"},
+			"gzip decoding gives more than 256 MiB, the limit (raise it to read the file: --limit cassette_file_bytes=N, Limits.MaxFileBytes)"},
 		{"a pydantic-ai cassette whose parsed_body is a YAML alias bomb", "import", aliasBomb(),
-			"request.parsed_body: expands to more than the limit"},
+			"request.parsed_body: expands to more than 64 MiB, the limit"},
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -109,7 +109,16 @@ func TestHostileInputChild(t *testing.T) {
 		t.Skip("run by TestHostileInputStaysWithinBudget")
 	}
 	op, path, _ := strings.Cut(spec, ":")
-	go watchHeap(512 << 20)
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		watchHeap(512<<20, stop)
+	}()
+	defer func() {
+		close(stop)
+		<-watched
+	}()
 	start := time.Now()
 	var err error
 	if op == "import" {
@@ -128,10 +137,16 @@ func TestHostileInputChild(t *testing.T) {
 	}
 }
 
-// watchHeap ends the process as soon as its heap passes limit bytes.
-func watchHeap(limit uint64) {
+// watchHeap ends the process as soon as its heap passes limit bytes, or
+// returns when stop is closed.
+func watchHeap(limit uint64, stop <-chan struct{}) {
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
 		metrics.Read(sample)
 		if n := sample[0].Value.Uint64(); n > limit {
 			fmt.Printf("heap %d MiB, over the %d MiB watchdog\n", n>>20, limit>>20)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -60,7 +61,7 @@ func (l Limits) ImportBytes(path string, data []byte) (*Cassette, Layout, error)
 		return nil, LayoutUnknown, fmt.Errorf("import %s: %w", path, err)
 	}
 	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
-		out, err := decompress("gzip", string(data), l.maxFile(), "Limits.MaxFileBytes")
+		out, err := decompress("gzip", string(data), l.maxFile(), raiseFile)
 		if err != nil {
 			return nil, LayoutUnknown, fmt.Errorf("import %s: %w", path, err)
 		}
@@ -321,6 +322,9 @@ func headersOf(n *yaml.Node) (http.Header, error) {
 func jsonOf(n *yaml.Node, limit int64) (string, error) {
 	budget := limit
 	v, err := yamlValue(n, 0, &budget)
+	if errors.Is(err, errExpands) {
+		return "", fmt.Errorf("expands to more than %s, the limit (raise it to read the file: %s)", sizeString(limit), raiseBody)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -330,6 +334,9 @@ func jsonOf(n *yaml.Node, limit int64) (string, error) {
 	}
 	return string(b), nil
 }
+
+// errExpands is yamlValue's error for a value past its budget.
+var errExpands = errors.New("expands past the limit")
 
 // valueCost is what one value of a parsed_body is charged on top of its
 // text: about what it takes in memory as an interface, a slice element
@@ -344,7 +351,7 @@ func yamlValue(n *yaml.Node, depth int, budget *int64) (any, error) {
 	}
 	*budget -= int64(len(n.Value)) + valueCost
 	if *budget < 0 {
-		return nil, fmt.Errorf("expands to more than the limit (raise Limits.MaxBodyBytes to read it)")
+		return nil, errExpands
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:

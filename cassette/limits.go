@@ -47,6 +47,13 @@ func (l Limits) maxFile() int64 {
 	return DefaultMaxFileBytes
 }
 
+// How to raise each limit, as errors say it: the flag of the agenteval
+// commands that read cassettes, and the field of Limits.
+const (
+	raiseFile = "--limit cassette_file_bytes=N, Limits.MaxFileBytes"
+	raiseBody = "--limit cassette_body_bytes=N, Limits.MaxBodyBytes"
+)
+
 func (l Limits) maxBody() int64 {
 	if l.MaxBodyBytes > 0 {
 		return l.MaxBodyBytes
@@ -93,7 +100,7 @@ func fileTooLarge(size, limit int64) error {
 	if size >= 0 {
 		what = sizeString(size) + ", more than " + sizeString(limit)
 	}
-	return fmt.Errorf("%w: %s, the limit (raise Limits.MaxFileBytes to read it)", errFileTooLarge, what)
+	return fmt.Errorf("%w: %s, the limit (raise it to read the file: %s)", errFileTooLarge, what, raiseFile)
 }
 
 // sizeString writes a byte count the way the limits are documented:
@@ -117,8 +124,8 @@ func sizeString(n int64) string {
 // decompress undoes a gzip or deflate (zlib) encoding of data, producing
 // at most limit bytes. It decodes twice: once into nothing, to measure
 // the result and refuse a bomb without keeping any of it, then into a
-// buffer of exactly that size. tooLarge says what to raise in the error.
-func decompress(enc, data string, limit int64, tooLarge string) (string, error) {
+// buffer of exactly that size. raise says how to raise the limit.
+func decompress(enc, data string, limit int64, raise string) (string, error) {
 	open := func() (io.ReadCloser, error) {
 		if enc == "deflate" {
 			return zlib.NewReader(strings.NewReader(data))
@@ -135,7 +142,7 @@ func decompress(enc, data string, limit int64, tooLarge string) (string, error) 
 		return "", err
 	}
 	if n > limit {
-		return "", fmt.Errorf("%s decoding gives more than %s, the limit (raise %s to read it)", enc, sizeString(limit), tooLarge)
+		return "", fmt.Errorf("%s decoding gives more than %s, the limit (raise it to read the file: %s)", enc, sizeString(limit), raise)
 	}
 	r, err = open()
 	if err != nil {

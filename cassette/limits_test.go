@@ -102,7 +102,7 @@ func TestLimits(t *testing.T) {
 	}{
 		{"a gzip response body past the body limit names the interaction and field", small, "load",
 			func(t testing.TB) []byte { return encodedCassette(t, "response", "gzip", zeros(t, "gzip", 2048)) },
-			"c.yaml:11: interactions[0].response.body: Content-Encoding gzip: gzip decoding gives more than 1 KiB, the limit (raise Limits.MaxBodyBytes to read it)"},
+			"c.yaml:11: interactions[0].response.body: Content-Encoding gzip: gzip decoding gives more than 1 KiB, the limit (raise it to read the file: --limit cassette_body_bytes=N, Limits.MaxBodyBytes)"},
 		{"a deflate request body past the limit names the request body", small, "load",
 			func(t testing.TB) []byte { return encodedCassette(t, "request", "deflate", zeros(t, "deflate", 2048)) },
 			"c.yaml:5: interactions[0].request.body: Content-Encoding deflate: deflate decoding gives more than 1 KiB, the limit"},
@@ -113,7 +113,7 @@ func TestLimits(t *testing.T) {
 			func(t testing.TB) []byte {
 				return encodedCassette(t, "response", "identity", []byte(strings.Repeat("x", 200)))
 			},
-			"load c.yaml: file too large: 605 bytes, more than 100 bytes, the limit (raise Limits.MaxFileBytes to read it)"},
+			"load c.yaml: file too large: 605 bytes, more than 100 bytes, the limit (raise it to read the file: --limit cassette_file_bytes=N, Limits.MaxFileBytes)"},
 		{"import: a vcrpy !!binary gzip body past the limit", small, "import",
 			func(t testing.TB) []byte {
 				return []byte("interactions:\n- request:\n    body: null\n    method: POST\n    uri: https://x/v1\n  response:\n    body:\n      string: !!binary |\n        " +
@@ -121,10 +121,10 @@ func TestLimits(t *testing.T) {
 			}, "c.yaml:2: interactions[0]: response.body: Content-Encoding gzip: gzip decoding gives more than 1 KiB"},
 		{"import: a gzip-compressed file that decompresses past the file limit (it was cut at 1 GiB without a word)", small, "import",
 			func(t testing.TB) []byte { return zeros(t, "gzip", 128<<10) },
-			"import c.yaml: gzip decoding gives more than 64 KiB, the limit (raise Limits.MaxFileBytes to read it)"},
+			"import c.yaml: gzip decoding gives more than 64 KiB, the limit (raise it to read the file: --limit cassette_file_bytes=N, Limits.MaxFileBytes)"},
 		{"import: YAML aliases that expand a parsed_body to 10^9 strings", small, "import",
 			func(t testing.TB) []byte { return aliasBomb() },
-			"request.parsed_body: expands to more than the limit (raise Limits.MaxBodyBytes to read it)"},
+			"request.parsed_body: expands to more than 1 KiB, the limit (raise it to read the file: --limit cassette_body_bytes=N, Limits.MaxBodyBytes)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.reason, func(t *testing.T) {

@@ -457,7 +457,7 @@ func decodeBody(body string, h http.Header, limit int64) (string, http.Header, e
 	default:
 		return "", h, fmt.Errorf("Content-Encoding %q cannot be decoded (gzip and deflate can)", enc)
 	}
-	out, err := decompress(enc, body, limit, "Limits.MaxBodyBytes")
+	out, err := decompress(enc, body, limit, raiseBody)
 	if err != nil {
 		return "", h, fmt.Errorf("Content-Encoding %s: %w", enc, err)
 	}

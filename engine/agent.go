@@ -449,7 +449,8 @@ func (a *agent) build() (*Graph, error) {
 	g := NewStateGraph(a.stateSchema()...)
 	g.AddNode("model", a.modelNode)
 	if a.tools != nil {
-		g.AddNode("tools", a.tools.Node())
+		toolsFn, sendArg := a.tools.graphNode()
+		g.AddNode("tools", toolsFn, sendArg)
 	}
 	beforeAgent, beforeModel := a.withHook(hookBeforeAgent), a.withHook(hookBeforeModel)
 	afterModel, afterAgent := a.withHook(hookAfterModel), a.withHook(hookAfterAgent)

@@ -57,3 +57,35 @@ func BenchmarkToolNode(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkToolGraph measures the ToolNode inside a compiled graph,
+// START → tools → END over a messages key, invoked with one AI message of
+// N calls (bench/peers' agenteval/graph contender).
+func BenchmarkToolGraph(b *testing.B) {
+	for _, n := range []int{1, 256} {
+		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
+			tool := cityTool("t", func(_ context.Context, inv engine.ToolInvocation) (any, error) { return "ok", nil })
+			tn, err := engine.NewToolNode([]engine.Tool{tool}, engine.ToolNodeOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, err := engine.NewStateGraph(engine.MessagesField("messages")).
+				AddNode("tools", tn.Node()).
+				AddEdge(engine.Start, "tools").
+				AddEdge("tools", engine.End).
+				Compile(engine.CompileOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			input := engine.State{"messages": []engine.Message{engine.AIMessage("", callsOf("t", n)...)}}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := g.Invoke(ctx, input, engine.Config{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/call")
+		})
+	}
+}

@@ -154,11 +154,14 @@ func (c *ephemeral) restore(v any, ok bool) channel {
 type topic struct {
 	key    string
 	values []any
+	// boxed is values, clipped, as an any: get is called for every
+	// superstep, and boxing a slice allocates
+	boxed any
 }
 
 func (c *topic) update(values []any) (bool, error) {
 	updated := len(c.values) > 0
-	c.values = nil
+	c.values, c.boxed = nil, nil
 	for _, v := range values {
 		if list, ok := v.([]any); ok {
 			c.values = append(c.values, list...)
@@ -168,6 +171,7 @@ func (c *topic) update(values []any) (bool, error) {
 	}
 	if len(c.values) > 0 {
 		updated = true
+		c.boxed = c.values[:len(c.values):len(c.values)]
 	}
 	return updated, nil
 }
@@ -179,7 +183,7 @@ func (c *topic) get() (any, bool) {
 	if len(c.values) == 0 {
 		return nil, false
 	}
-	return c.values[:len(c.values):len(c.values)], true
+	return c.boxed, true
 }
 func (c *topic) consume() bool { return false }
 func (c *topic) finish() bool  { return false }
@@ -191,6 +195,7 @@ func (c *topic) restore(v any, ok bool) channel {
 	if ok {
 		if list, isList := v.([]any); isList {
 			n.values = append([]any(nil), list...)
+			n.boxed = n.values[:len(n.values):len(n.values)]
 		}
 	}
 	return n

@@ -98,11 +98,15 @@ type ListOptions struct {
 // sort in the order the checkpoints were put, since List returns them
 // newest first and a run resumes from the newest.
 //
-// Ownership: Put must neither keep nor change the checkpoint, metadata or
-// writes it is given (their maps and slices included): the run goes on
-// changing them. What GetTuple and List return belongs to the caller,
-// which may change it. Channel values themselves are never changed by
-// either side, so a saver may share them. checkpointtest's
+// Ownership: the caller of Put hands the checkpoint and metadata over,
+// with their maps and slices, and changes none of them afterwards (a run
+// makes new ones for every checkpoint, or passes again one of an earlier
+// checkpoint's, which nothing changes either), so a saver may keep them
+// as they are; it must not change them itself. PutWrites must not keep
+// the writes slice (a run reuses its array for the next superstep), only
+// the writes' values. What GetTuple and List return belongs to the
+// caller, which may change it. Channel values themselves are never changed
+// by either side, so a saver may share them. checkpointtest's
 // CopiesAreIndependent checks this.
 type Checkpointer interface {
 	// GetTuple returns the checkpoint cfg names, or the thread's newest when

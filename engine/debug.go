@@ -44,14 +44,14 @@ func (r *run) emitDebug(kind debugKind, payload func() *Object) {
 	if kind == debugCheckpoint {
 		mode = StreamCheckpoints
 	}
-	if !r.modes[mode] && !r.modes[StreamDebug] {
+	if !r.modes.has(mode) && !r.modes.has(StreamDebug) {
 		return
 	}
 	p := payload()
-	if r.modes[mode] {
+	if r.modes.has(mode) {
 		r.yield(StreamPart{Mode: mode, Data: p})
 	}
-	if r.modes[StreamDebug] {
+	if r.modes.has(StreamDebug) {
 		step := r.step
 		if kind == debugCheckpoint {
 			step--
@@ -68,9 +68,9 @@ func (r *run) emitDebug(kind debugKind, payload func() *Object) {
 // wantsDebug reports whether the run streams task or checkpoint events.
 func (r *run) wantsDebug(kind debugKind) bool {
 	if kind == debugCheckpoint {
-		return r.modes[StreamCheckpoints] || r.modes[StreamDebug]
+		return r.modes.has(StreamCheckpoints) || r.modes.has(StreamDebug)
 	}
-	return r.modes[StreamTasks] || r.modes[StreamDebug]
+	return r.modes.has(StreamTasks) || r.modes.has(StreamDebug)
 }
 
 // pyISOTime is Python's datetime.isoformat() of an aware UTC time:
@@ -94,7 +94,7 @@ func (r *run) emitTaskStarts() {
 			continue
 		}
 		r.emitDebug(debugTask, func() *Object {
-			return NewObject("id", t.id, "name", t.name, "input", r.taskInputValue(t), "triggers", stringsValue(t.triggers))
+			return NewObject("id", t.taskID(), "name", t.name, "input", r.taskInputValue(t), "triggers", stringsValue(t.triggers))
 		})
 	}
 }
@@ -102,6 +102,9 @@ func (r *run) emitTaskStarts() {
 // taskInputValue is a task's input as LangGraph hands it to the node: the
 // Send's argument for a push task, the node's channels otherwise.
 func (r *run) taskInputValue(t *task) any {
+	if t.hasArg {
+		return debugValue(t.arg)
+	}
 	if v, ok := t.input[SendArgKey]; ok && len(t.input) == 1 {
 		return debugValue(v)
 	}
@@ -135,7 +138,7 @@ func (r *run) emitTaskResult(t *task, ws []write, err error, interrupts []Interr
 		for _, in := range interrupts {
 			ints = append(ints, in.ToValue())
 		}
-		return NewObject("id", t.id, "name", t.name, "error", errV, "result", taskResultWrites(kept), "interrupts", ints)
+		return NewObject("id", t.taskID(), "name", t.name, "error", errV, "result", taskResultWrites(kept), "interrupts", ints)
 	})
 }
 
@@ -179,7 +182,7 @@ func (r *run) emitCheckpoint() {
 		return NewObject(
 			"config", r.checkpointConfigValue(r.cpCfg, r.meta.Parents, true),
 			"parent_config", r.parentConfigValue(),
-			"values", r.orderedState(r.g.streamKeys, r.readState(r.g.streamKeys, nil)),
+			"values", r.orderedState(r.g.streamKeys, r.readState(r.g.streamRefs, nil)),
 			"metadata", metadataValue(r.meta),
 			"next", next,
 			"tasks", tasks,
@@ -233,7 +236,7 @@ func (r *run) checkpointTaskValue(t *task) *Object {
 	}
 	var kept []write
 	for _, p := range r.pending {
-		if p.TaskID != t.id {
+		if p.TaskID != t.taskID() {
 			continue
 		}
 		switch p.Channel {
@@ -270,15 +273,15 @@ func (r *run) checkpointTaskValue(t *task) *Object {
 	}
 	switch {
 	case errV != nil:
-		return NewObject("id", t.id, "name", t.name, "error", errV, "state", state)
+		return NewObject("id", t.taskID(), "name", t.name, "error", errV, "state", state)
 	case hasRet && truthy(ret), !hasRet && hasWrites && result.Len() > 0:
 		var res any = result
 		if hasRet {
 			res = ret
 		}
-		return NewObject("id", t.id, "name", t.name, "result", res, "interrupts", ints, "state", state)
+		return NewObject("id", t.taskID(), "name", t.name, "result", res, "interrupts", ints, "state", state)
 	default:
-		return NewObject("id", t.id, "name", t.name, "interrupts", ints, "state", state)
+		return NewObject("id", t.taskID(), "name", t.name, "interrupts", ints, "state", state)
 	}
 }
 

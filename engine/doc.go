@@ -117,7 +117,14 @@
 // handed out, and a fork copies it). Treat them as read only: appending
 // to one copies it, but changing an element in place changes the thread.
 // A Checkpointer may keep the values it is given and hand them out again
-// (Memory does, and SQLite keeps recently decoded message lists).
+// (Memory does, and SQLite keeps recently decoded message lists); a run
+// hands every checkpoint's maps to its saver and changes them no more, so
+// Memory keeps those too. The message list a built-in node returns (the
+// model node's answer, the ToolNode's tool messages, also through
+// ToolNode.Node) gets its IDs in place, as LangGraph's add_messages sets
+// them on the message objects a node returned; a list any other node
+// returns is copied first, and in a stream of updates the chunk shows a
+// list as its node wrote it.
 //
 // What a turn costs depends on where its thread comes from. A run that
 // continues a thread from its newest checkpoint appends to the list in
@@ -138,7 +145,11 @@
 //     checkpoint IDs are assigned by the Checkpointer in put order, task IDs
 //     hash LangGraph's own parts with SHA-256 instead of xxHash, and an
 //     interrupt's ID is the first 32 hex digits of the SHA-256 of its task
-//     namespace (LangGraph: xxh3-128). Same input, same IDs.
+//     namespace (LangGraph: xxh3-128). A run without a checkpointer, whose
+//     IDs nothing stores, takes no checkpoint IDs and derives its task and
+//     message IDs from a key of the run's seed (which hashes the thread and
+//     the input) and the step, the task's position and the counter, mixed
+//     rather than hashed (fastID in ids.go). Same input, same IDs.
 //   - When several tasks of a superstep fail, every task is allowed to
 //     finish and the error of the first failing task in task-path order is
 //     returned (LangGraph raises whichever finished first). Its finished

@@ -60,6 +60,7 @@ func WithEnds(ends ...string) NodeOption { return func(n *nodeSpec) { n.ends = e
 type nodeSpec struct {
 	name     string
 	fn       NodeFunc
+	sendArg  sendArgFunc
 	input    []Field
 	hasInput bool
 	ends     []string
@@ -230,6 +231,22 @@ type Graph struct {
 	retry           []RetryPolicy
 	recursionLimit  int
 	errorLinks      string
+
+	graphIndex
+}
+
+// graphIndex is the numbering a run's slices use (Graph.index): channels
+// in channelOrder, nodes in nodeOrder, and the nodes sorted by name.
+type graphIndex struct {
+	chanIdx    map[string]int
+	chanNames  []string
+	chanMks    []func() channel
+	nodeList   []*pregelNode
+	nodeByName []*pregelNode
+	stateRefs  []keyRef // stateKeys
+	streamRefs []keyRef // streamKeys
+	inputRefs  []keyRef // inputKeys
+	branchCh   map[string]string
 }
 
 type pregelNode struct {
@@ -241,21 +258,83 @@ type pregelNode struct {
 	input        []string // channel and managed keys read
 	single       string   // read one channel as the whole input (START)
 	fn           NodeFunc // nil: pass the input to the writers
+	sendArg      sendArgFunc
 	writers      []writer
 	hidden       bool
 	outKeys      map[string]bool
 	retry        []RetryPolicy // nil: the graph's
 	subgraph     *Graph        // the graph this node runs (AddSubgraph)
+	// idx is the node's position in the graph's nodeOrder; trig holds the
+	// channel numbers of triggers, inRefs the keys of input, singleCh the
+	// channel number of single (-1 without)
+	idx      int
+	trig     []int
+	inRefs   []keyRef
+	singleCh int
 }
 
-// writer turns a task's output into writes; read gives the state with the
-// task's writes so far applied.
-type writer func(ctx context.Context, output any, read func() (State, error), emit func(...write)) error
+// keyRef is a state key as a run reads it: its channel's number (-1 when
+// it has none) or the managed value it is.
+type keyRef struct {
+	name    string
+	ch      int
+	managed Managed
+}
+
+// writer turns a task's output into writes on w; w.read gives the state
+// with the task's writes so far applied.
+type writer func(ctx context.Context, output any, w writeTarget) error
+
+// writeTarget is what a node's writers write to: a task of a run, or the
+// update of UpdateState.
+type writeTarget interface {
+	// read returns the state with the writes so far applied (a fresh
+	// read, for routers).
+	read() (State, error)
+	// emit adds a write; emitAll adds several.
+	emit(w write)
+	emitAll(ws []write)
+}
 
 type write struct {
 	channel string
 	value   any
+	// owned says value is a list a built-in node made for this write
+	// alone (nodeUpdate), which the run may complete in place
+	owned bool
 }
+
+// nodeUpdate is the output of a built-in node that writes one key: what
+// State{key: value} writes, without the map. owned says value is a list
+// the node made for this update alone, so the run may give its messages
+// their IDs in place instead of copying it (when no update chunk shows
+// the list as the node wrote it: see normalizeOne).
+type nodeUpdate struct {
+	key   string
+	value any
+	owned bool
+}
+
+// messageUpdate is the nodeUpdate of a node that writes one message m
+// under key, made with its list in one allocation (the model node's).
+func messageUpdate(key string, m Message) *nodeUpdate {
+	u := &struct {
+		nodeUpdate
+		one [1]Message
+	}{}
+	u.one[0] = m
+	u.nodeUpdate = nodeUpdate{key: key, value: u.one[:], owned: true}
+	return &u.nodeUpdate
+}
+
+// sendArgFunc is a node that takes a Send's argument as it is, where a
+// NodeFunc gets it in a State under SendArgKey.
+type sendArgFunc func(ctx context.Context, arg any) (any, error)
+
+// withSendArg makes fn the node's entry for the tasks a Send with an
+// argument that is not a state starts (create_react_agent's tool calls):
+// the run calls it without building a State around the argument.
+func withSendArg(fn sendArgFunc) NodeOption { return func(n *nodeSpec) { n.sendArg = fn } }
 
 // GraphEdge is an edge of the compiled graph.
 type GraphEdge struct {
@@ -317,6 +396,7 @@ func (g *StateGraph) Compile(opts CompileOptions) (*Graph, error) {
 	g.wireJoins(out)
 	g.wireBranches(out)
 	out.indexTriggers()
+	out.index()
 	g.drawCommandEnds(out)
 	return out, nil
 }
@@ -545,7 +625,7 @@ func (g *StateGraph) addNodes(out *Graph, order []string) {
 				input = append(input, f.Name)
 			}
 		}
-		out.nodes[name] = &pregelNode{name: name, triggers: []string{bt}, input: input, fn: spec.fn, outKeys: allOut, retry: spec.retry, subgraph: spec.subgraph}
+		out.nodes[name] = &pregelNode{name: name, triggers: []string{bt}, input: input, fn: spec.fn, sendArg: spec.sendArg, outKeys: allOut, retry: spec.retry, subgraph: spec.subgraph}
 		out.nodeOrder = append(out.nodeOrder, name)
 	}
 	for _, n := range out.nodes {
@@ -562,8 +642,8 @@ func (g *StateGraph) wireEdges(out *Graph) {
 			continue
 		}
 		ch := branchTo(e.To)
-		out.nodes[e.From].writers = append(out.nodes[e.From].writers, func(_ context.Context, _ any, _ func() (State, error), emit func(...write)) error {
-			emit(write{channel: ch})
+		out.nodes[e.From].writers = append(out.nodes[e.From].writers, func(_ context.Context, _ any, w writeTarget) error {
+			w.emit(write{channel: ch})
 			return nil
 		})
 	}
@@ -582,8 +662,8 @@ func (g *StateGraph) wireJoins(out *Graph) {
 		out.nodes[j.end].triggers = append(out.nodes[j.end].triggers, ch)
 		for _, s := range j.starts {
 			src := s
-			out.nodes[s].writers = append(out.nodes[s].writers, func(_ context.Context, _ any, _ func() (State, error), emit func(...write)) error {
-				emit(write{channel: ch, value: src})
+			out.nodes[s].writers = append(out.nodes[s].writers, func(_ context.Context, _ any, w writeTarget) error {
+				w.emit(write{channel: ch, value: src})
 				return nil
 			})
 			out.edges = append(out.edges, GraphEdge{From: s, To: j.end})
@@ -596,7 +676,7 @@ func (g *StateGraph) wireJoins(out *Graph) {
 func (g *StateGraph) wireBranches(out *Graph) {
 	for _, from := range branchOrder(g) {
 		for _, b := range g.branches[from] {
-			out.nodes[from].writers = append(out.nodes[from].writers, branchWriter(from, b))
+			out.nodes[from].writers = append(out.nodes[from].writers, branchWriter(out, from, b))
 			for _, p := range b.pathMap {
 				out.edges = append(out.edges, GraphEdge{From: from, To: p, Conditional: true})
 			}
@@ -614,6 +694,87 @@ func (g *Graph) indexTriggers() {
 		}
 		n.taskTriggers = slices.Sorted(slices.Values(n.triggers))
 	}
+}
+
+// index numbers the channels and nodes for a run's slices (see
+// versions): channels in channelOrder, nodes in nodeOrder, the seen
+// table's extra row last.
+func (g *Graph) index() {
+	g.chanNames = g.channelOrder
+	g.chanIdx = make(map[string]int, len(g.chanNames))
+	g.chanMks = make([]func() channel, len(g.chanNames))
+	for i, name := range g.chanNames {
+		g.chanIdx[name] = i
+		g.chanMks[i] = g.channels[name]
+	}
+	g.nodeList = make([]*pregelNode, len(g.nodeOrder))
+	g.branchCh = make(map[string]string, len(g.nodeOrder))
+	for i, name := range g.nodeOrder {
+		g.branchCh[name] = branchTo(name)
+		n := g.nodes[name]
+		n.idx = i
+		g.nodeList[i] = n
+		n.trig = make([]int, len(n.triggers))
+		for j, t := range n.triggers {
+			n.trig[j] = g.chanOf(t)
+		}
+		n.inRefs = g.refs(n.input)
+		n.singleCh = -1
+		if n.single != "" {
+			n.singleCh = g.chanOf(n.single)
+		}
+	}
+	g.nodeByName = slices.Clone(g.nodeList)
+	slices.SortFunc(g.nodeByName, func(a, b *pregelNode) int { return strings.Compare(a.name, b.name) })
+	g.stateRefs = g.refs(g.stateKeys)
+	g.streamRefs = g.refs(g.streamKeys)
+	g.inputRefs = g.refs(g.inputKeys)
+}
+
+// branchChannel is branchTo(node), made once per node at Compile.
+func (g *Graph) branchChannel(node string) string {
+	if ch, ok := g.branchCh[node]; ok {
+		return ch
+	}
+	return branchTo(node)
+}
+
+// chanOf returns the number of the named channel, -1 when there is none.
+func (g *Graph) chanOf(name string) int {
+	if i, ok := g.chanIdx[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// refs resolves state keys for reading.
+func (g *Graph) refs(keys []string) []keyRef {
+	out := make([]keyRef, len(keys))
+	for i, k := range keys {
+		out[i] = keyRef{name: k, ch: g.chanOf(k), managed: g.managed[k]}
+	}
+	return out
+}
+
+// seenRow is the row of the versions' seen table for a VersionsSeen key:
+// a node's number, the extra row for "__interrupt__", -1 for a key the
+// graph does not know.
+func (g *Graph) seenRow(key string) int {
+	if n := g.nodes[key]; n != nil {
+		return n.idx
+	}
+	if key == chInterrupt {
+		return len(g.nodeList)
+	}
+	return -1
+}
+
+// seenName is the VersionsSeen key of a seen table row.
+func (g *Graph) seenName(row int) string {
+	if row == len(g.nodeList) {
+		return chInterrupt
+	}
+	return g.nodeList[row].name
 }
 
 // drawCommandEnds adds the edges declared with WithEnds, for drawing only.
@@ -643,19 +804,61 @@ func branchOrder(g *StateGraph) []string {
 // stateWriter maps a node's output to writes on state keys, then Command
 // gotos to branch writes (LangGraph's _get_updates and _control_branch).
 func stateWriter(n *pregelNode) writer {
-	return func(_ context.Context, output any, _ func() (State, error), emit func(...write)) error {
-		ws, err := updatesOf(output, n.outKeys)
-		if err != nil {
+	return func(_ context.Context, output any, w writeTarget) error {
+		if err := emitUpdates(output, n.outKeys, w); err != nil {
 			return err
 		}
-		emit(ws...)
 		ctl, err := controlWrites(output)
 		if err != nil {
 			return err
 		}
-		emit(ctl...)
+		w.emitAll(ctl)
 		return nil
 	}
+}
+
+// emitUpdates emits the writes updatesOf returns, without building their
+// list for the usual outputs: a State or a map with a few keys.
+func emitUpdates(output any, keys map[string]bool, w writeTarget) error {
+	var m map[string]any
+	switch t := output.(type) {
+	case nil:
+		return nil
+	case nodeUpdate:
+		if keys[t.key] {
+			w.emit(write{channel: t.key, value: t.value, owned: t.owned})
+		}
+		return nil
+	case *nodeUpdate:
+		if keys[t.key] {
+			w.emit(write{channel: t.key, value: t.value, owned: t.owned})
+		}
+		return nil
+	case State:
+		m = t
+	case map[string]any:
+		m = t
+	default:
+		ws, err := updatesOf(output, keys)
+		if err != nil {
+			return err
+		}
+		w.emitAll(ws)
+		return nil
+	}
+	// the keys sorted on the stack (sortedKeys allocates)
+	var buf [8]string
+	ks := buf[:0]
+	for k := range m {
+		if keys[k] {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	for _, k := range ks {
+		w.emit(write{channel: k, value: m[k]})
+	}
+	return nil
 }
 
 func updatesOf(output any, keys map[string]bool) ([]write, error) {
@@ -671,6 +874,13 @@ func updatesOf(output any, keys map[string]bool) ([]write, error) {
 	switch t := output.(type) {
 	case nil:
 		return nil, nil
+	case nodeUpdate:
+		if !keys[t.key] {
+			return nil, nil
+		}
+		return []write{{channel: t.key, value: t.value, owned: t.owned}}, nil
+	case *nodeUpdate:
+		return updatesOf(*t, keys)
 	case State:
 		return mapWrites(t), nil
 	case map[string]any:
@@ -733,7 +943,7 @@ func controlWrites(output any) ([]write, error) {
 		for _, d := range dests {
 			switch x := d.(type) {
 			case Send:
-				ws = append(ws, write{channel: chTasks, value: x})
+				ws = append(ws, write{channel: chTasks, value: d}) // d holds x: not boxed again
 			case string:
 				if x != End {
 					ws = append(ws, write{channel: branchTo(x)})
@@ -768,6 +978,10 @@ func destinations(v any) ([]any, error) {
 		}
 		return out, nil
 	case []any:
+		if flatDestinations(t) {
+			// already flat: the list itself, read only
+			return t, nil
+		}
 		var out []any
 		for _, e := range t {
 			sub, err := destinations(e)
@@ -782,9 +996,22 @@ func destinations(v any) ([]any, error) {
 	}
 }
 
-func branchWriter(from string, b *branchSpec) writer {
-	return func(ctx context.Context, _ any, read func() (State, error), emit func(...write)) error {
-		state, err := read()
+// flatDestinations reports whether every element of list is a node name
+// or a Send, which destinations would copy as they are.
+func flatDestinations(list []any) bool {
+	for _, e := range list {
+		switch e.(type) {
+		case string, Send:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func branchWriter(g *Graph, from string, b *branchSpec) writer {
+	return func(ctx context.Context, _ any, w writeTarget) error {
+		state, err := w.read()
 		if err != nil {
 			return err
 		}
@@ -806,13 +1033,13 @@ func branchWriter(from string, b *branchSpec) writer {
 					return fmt.Errorf("router of %q returned %q, which is not one of its destinations %v", from, x, b.pathMap)
 				}
 				if x != End {
-					emit(write{channel: branchTo(x)})
+					w.emit(write{channel: g.branchChannel(x)})
 				}
 			case Send:
 				if x.Node == End {
 					return NewError("InvalidUpdateError", "Cannot send a packet to the END node")
 				}
-				emit(write{channel: chTasks, value: x})
+				w.emit(write{channel: chTasks, value: d}) // d holds x: not boxed again
 			}
 		}
 		return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"hash"
@@ -129,7 +130,7 @@ func (c *seedCache) hashJSON(h hash.Hash, buf *bytes.Buffer, v any, known *[]kno
 		}
 		return list(len(t), func(i int) error {
 			buf.Reset()
-			if err := value.WriteJSON(buf, t[i].ToValue()); err != nil {
+			if err := t[i].writeJSON(buf); err != nil {
 				return err
 			}
 			h.Write(buf.Bytes())
@@ -269,7 +270,7 @@ func (c *seedCache) hashMessages(h hash.Hash, buf *bytes.Buffer, msgs []Message)
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		if err := value.WriteJSON(buf, msgs[i].ToValue()); err != nil {
+		if err := msgs[i].writeJSON(buf); err != nil {
 			return knownList{}, err
 		}
 		h.Write(buf.Bytes())
@@ -508,8 +509,12 @@ func withIDs(msgs []Message, side string, offset int) []Message {
 		if out == nil {
 			out = append([]Message(nil), msgs...)
 		}
-		b, _ := MarshalValue(m.ToValue())
-		out[i].ID = uuidFromHash(side, strconv.Itoa(offset+i), string(b))
+		// MarshalValue(m.ToValue())'s text, "" when it fails
+		var b bytes.Buffer
+		if err := m.writeJSON(&b); err != nil {
+			b.Reset()
+		}
+		out[i].ID = uuidFromHash(side, strconv.Itoa(offset+i), b.String())
 	}
 	if out == nil {
 		return msgs
@@ -530,9 +535,22 @@ func uuidFromHash(parts ...string) string {
 		buf = append(buf, 0)
 	}
 	sum := sha256.Sum256(buf)
+	return formatUUID((*[16]byte)(sum[:16]))
+}
+
+// formatUUID writes 16 bytes as a UUID of version 8 ("custom") with the
+// RFC 4122 variant, overwriting those bits of sum.
+func formatUUID(sum *[16]byte) string {
+	var out [36]byte
+	writeUUID(out[:], sum)
+	return string(out[:])
+}
+
+// writeUUID is formatUUID into out, which holds 36 bytes.
+func writeUUID(out []byte, sum *[16]byte) {
 	sum[6] = (sum[6] & 0x0f) | 0x80 // version 8
 	sum[8] = (sum[8] & 0x3f) | 0x80 // RFC 4122 variant
-	var out [36]byte
+	out = out[:36]
 	hex.Encode(out[0:8], sum[0:4])
 	out[8] = '-'
 	hex.Encode(out[9:13], sum[4:6])
@@ -542,7 +560,29 @@ func uuidFromHash(parts ...string) string {
 	hex.Encode(out[19:23], sum[8:10])
 	out[23] = '-'
 	hex.Encode(out[24:36], sum[10:16])
-	return string(out[:])
+}
+
+// idArena hands out the IDs a task makes up as strings cut from a few
+// larger allocations: the bytes of an ID are written once, before the
+// string over them exists, and never again, so the strings stay valid
+// (and keep their chunk alive). Chunks double from one ID to 64, so a
+// task that writes one message still allocates one ID's worth, and one
+// that writes 256 (W1's tool node) allocates 9 times, not 256.
+type idArena struct {
+	buf  []byte // the unused rest of the current chunk
+	next int    // IDs in the next chunk
+}
+
+// uuid is formatUUID of sum, in the arena.
+func (a *idArena) uuid(sum *[16]byte) string {
+	if len(a.buf) < 36 {
+		a.next = min(max(2*a.next, 1), 64)
+		a.buf = make([]byte, 36*a.next)
+	}
+	out := a.buf[:36:36]
+	a.buf = a.buf[36:]
+	writeUUID(out, sum)
+	return unsafe.String(&out[0], 36)
 }
 
 // hashHex returns the first 32 hex digits of the SHA-256 of s (interrupt
@@ -550,4 +590,86 @@ func uuidFromHash(parts ...string) string {
 func hashHex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:16])
+}
+
+// IDs of runs without a checkpointer. Nothing stores them, and a superstep
+// made up to three SHA-256 UUIDs per task (the task's, its messages' and
+// the checkpoint's, about 240 ns each): W1's graph of 256 tool calls spent
+// as long on the IDs of its tool messages as on running the calls. Such a
+// run derives them instead from a 128-bit key taken from its seed
+// (fastIDKey) and the numbers that tell them apart, mixed by a bijection of
+// 64 bits for each half of the UUID:
+//
+//   - the task at position ord of the superstep at step s (its task ID,
+//     made when something asks for it: an interrupt, a subgraph's
+//     namespace, a retry's jitter);
+//   - the n-th message without an ID that task wrote (n from 1).
+//
+// Two IDs of one run differ in their numbers, so in the mixed bits of each
+// half; the version and variant bits written over six of them leave two
+// IDs of a run alike with a chance of about 2^-122, as for hashed IDs. IDs
+// of different runs differ by their keys (the seed hashes the thread and
+// the input). They are as deterministic as the hashed ones: the same input
+// gives the same IDs at any concurrency, since the numbers come from the
+// superstep's task order and each task's own write order. Such a run
+// makes up no checkpoint IDs: nothing would read them.
+const (
+	idTask = iota + 1
+	idMessage
+)
+
+// fastIDKey is the key of a run's fast IDs: the seed's 32 hex digits.
+func fastIDKey(seed string) [2]uint64 {
+	var b [16]byte
+	if _, err := hex.Decode(b[:], []byte(seed)); err != nil {
+		sum := sha256.Sum256([]byte(seed))
+		copy(b[:], sum[:16])
+	}
+	return [2]uint64{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}
+}
+
+// fastID returns the ID of kind for the numbers a, b and c (see idTask):
+// the run's key mixed with the numbers packed into 64 bits. Numbers that
+// do not fit (a step or a task position of 2^20 and more, a message
+// counter of 2^20 and more) take a hashed ID instead.
+func (r *run) fastID(kind int, a, b, c int) string { return r.fastIDIn(nil, kind, a, b, c) }
+
+// fastIDIn is fastID, made in arena when it is not nil.
+func (r *run) fastIDIn(arena *idArena, kind int, a, b, c int) string {
+	a++ // the input's step is -1
+	if a < 0 || a >= 1<<22 || b < 0 || b >= 1<<20 || c < 0 || c >= 1<<20 {
+		var key [16]byte
+		binary.BigEndian.PutUint64(key[:8], r.idKey[0])
+		binary.BigEndian.PutUint64(key[8:], r.idKey[1])
+		return uuidFromHash(hex.EncodeToString(key[:]), strconv.Itoa(kind), strconv.Itoa(a), strconv.Itoa(b), strconv.Itoa(c))
+	}
+	p := uint64(kind)<<62 | uint64(a)<<40 | uint64(b)<<20 | uint64(c)
+	var sum [16]byte
+	binary.BigEndian.PutUint64(sum[:8], r.idKey[0]^mix64(p^0x9e3779b97f4a7c15))
+	binary.BigEndian.PutUint64(sum[8:], r.idKey[1]^mix64(p))
+	if arena != nil {
+		return arena.uuid(&sum)
+	}
+	return formatUUID(&sum)
+}
+
+// mix64 is MurmurHash3's 64-bit finalizer, a bijection.
+func mix64(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
+}
+
+// messageID is the ID of the n-th message without one that task t wrote:
+// hashed from the checkpoint and the task when a saver keeps them (the IDs
+// golden transcripts show), a fast ID otherwise, cut from the task's
+// arena. The caller holds t.mu.
+func (r *run) messageID(t *task, n int) string {
+	if r.saver == nil {
+		return r.fastIDIn(&t.ids, idMessage, t.scratch.step, t.ord, n)
+	}
+	return uuidFromHash(r.cpID, t.id, strconv.Itoa(n))
 }

@@ -18,15 +18,40 @@ type scratchpad struct {
 	run     *run
 	task    *task
 	nullIdx int // the null task's resume write in run.pending, or -1
+	// owned is a message list the task's node made for its output alone
+	// (a ToolNode's answers), which the task may give IDs in place as a
+	// nodeUpdate's: see ownList
+	owned []Message
+}
+
+// ownList says msgs is a list the node made for its output alone, so the
+// task's write of exactly that list may get its messages' IDs in place
+// rather than in a copy (normalizeOne). LangGraph's add_messages sets the
+// IDs on the message objects the node returned, in place, too.
+func (sp *scratchpad) ownList(msgs []Message) {
+	sp.mu.Lock()
+	sp.owned = msgs
+	sp.mu.Unlock()
+}
+
+// owns reports whether v is the list ownList named.
+func (sp *scratchpad) owns(v any) bool {
+	msgs, ok := v.([]Message)
+	if !ok || len(msgs) == 0 {
+		return false
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return len(sp.owned) == len(msgs) && &sp.owned[0] == &msgs[0]
 }
 
 // taskNS is the task's namespace, name:id (LangGraph's checkpoint_ns of
 // the task), which interrupt IDs hash.
 func (sp *scratchpad) taskNS() string {
 	if sp.run != nil && sp.run.nest != nil {
-		return sp.run.nest.ns + nsSep + sp.task.name + ":" + sp.task.id
+		return sp.run.nest.ns + nsSep + sp.task.name + ":" + sp.task.taskID()
 	}
-	return sp.task.name + ":" + sp.task.id
+	return sp.task.name + ":" + sp.task.taskID()
 }
 
 type scratchpadKey struct{}

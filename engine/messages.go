@@ -41,7 +41,7 @@ type ModelProvider interface {
 // stream messages, it is model.Generate.
 func Generate(ctx context.Context, model ChatModel, req ModelRequest) (Message, error) {
 	sp := scratchpadFrom(ctx)
-	if sp == nil || sp.run == nil || !sp.run.modes[StreamMessages] {
+	if sp == nil || sp.run == nil || !sp.run.modes.has(StreamMessages) {
 		return model.Generate(ctx, req)
 	}
 	r := sp.run
@@ -85,10 +85,9 @@ func Generate(ctx context.Context, model ChatModel, req ModelRequest) (Message, 
 // them.
 func (r *run) nextMessageID(t *task) string {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.idCounter++
-	n := t.idCounter
-	t.mu.Unlock()
-	return uuidFromHash(r.cp.ID, t.id, strconv.Itoa(n))
+	return r.messageID(t, t.idCounter)
 }
 
 // messageMetadata is the metadata of a task's message chunks.
@@ -151,11 +150,15 @@ func (r *run) emitMessage(msg Message, meta *Object, dedupe bool) {
 // back messages it was given, as a subgraph writes its whole state, does
 // not stream them again when it ends.
 func (r *run) seeNodeInput(t *task) {
-	if !r.modes[StreamMessages] || t.node.hidden {
+	if !r.modes.has(StreamMessages) || t.node.hidden {
 		return
 	}
 	var ids []string
-	for _, v := range t.input {
+	input := t.input
+	if t.hasArg {
+		input = State{SendArgKey: t.arg}
+	}
+	for _, v := range input {
 		switch v := v.(type) {
 		case Message:
 			ids = append(ids, v.ID)
@@ -189,7 +192,7 @@ func (r *run) seeNodeInput(t *task) {
 // model call streamed (on_chain_end of a node: tool messages, messages a
 // hook or node made).
 func (r *run) emitNodeMessages(t *task) {
-	if !r.modes[StreamMessages] || t.node.hidden {
+	if !r.modes.has(StreamMessages) || t.node.hidden {
 		return
 	}
 	var meta *Object

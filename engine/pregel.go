@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -87,6 +89,37 @@ func (r *run) store() Store {
 // StreamMode selects what Stream yields.
 type StreamMode string
 
+// modeSet is a set of stream modes, a bit each: a superstep asks it a
+// dozen times, a map lookup each was 8% of W3's CPU.
+type modeSet uint16
+
+// modeBit is the bit of m; modes the engine does not know share the last.
+func modeBit(m StreamMode) modeSet {
+	switch m {
+	case StreamValues:
+		return 1 << 0
+	case StreamUpdates:
+		return 1 << 1
+	case StreamCustom:
+		return 1 << 2
+	case StreamMessages:
+		return 1 << 3
+	case StreamCheckpoints:
+		return 1 << 4
+	case StreamTasks:
+		return 1 << 5
+	case StreamDebug:
+		return 1 << 6
+	}
+	return 1 << 15
+}
+
+// has reports whether m is in the set.
+func (s modeSet) has(m StreamMode) bool { return s&modeBit(m) != 0 }
+
+// add puts m in the set.
+func (s *modeSet) add(m StreamMode) { *s |= modeBit(m) }
+
 // Stream modes.
 const (
 	// StreamValues yields the whole state after each superstep.
@@ -127,16 +160,46 @@ const InterruptKey = "__interrupt__"
 // paused thread, or a Command (resume, update, goto).
 func (g *Graph) Invoke(ctx context.Context, input any, cfg Config) (*Result, error) {
 	res := &Result{}
-	// values mode carries the interrupts too (as {"__interrupt__": [...]}
-	// chunks); update chunks, which nothing here reads, are not built
-	// invoke reads the output channels, a stream every stream channel
-	// (Pregel.invoke passes output_keys=self.output_channels)
-	modes := []StreamMode{StreamValues}
 	if g.debugWriter(cfg) != nil {
-		// debug prints updates too, so interrupts come as update chunks
-		// (Pregel.invoke streams ["updates", "values"])
-		modes = []StreamMode{StreamUpdates, StreamValues}
+		return g.invokeStreamed(ctx, input, cfg, res)
 	}
+	if cfg.CheckpointNS != "" {
+		return res, errCheckpointNS("run")
+	}
+	// invoke reads the output channels, a stream every stream channel
+	// (Pregel.invoke passes output_keys=self.output_channels). Its values
+	// are the last values chunk, which the run keeps without building a
+	// State for every superstep (valuesCapture); values mode carries the
+	// interrupts too (as {"__interrupt__": [...]} chunks).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := g.newRun(ctx, cfg, g.stateKeys, []StreamMode{StreamValues})
+	r.capture = &valuesCapture{}
+	r.yield = func(p StreamPart) bool {
+		switch d := p.Data.(type) {
+		case State:
+			// a subgraph's values, forwarded with Config.Subgraphs
+			r.capture.taken, res.Values = false, d
+		case map[string]any:
+			if ints, ok := d[InterruptKey].([]InterruptValue); ok {
+				res.Interrupts = append(res.Interrupts, ints...)
+			}
+		}
+		return true
+	}
+	err := r.execute(input)
+	if r.capture.taken {
+		res.Values = r.capture.state(r.outRefs)
+	}
+	return res, err
+}
+
+// invokeStreamed is Invoke with a debug printer: the run streams updates
+// and values for printing.
+func (g *Graph) invokeStreamed(ctx context.Context, input any, cfg Config, res *Result) (*Result, error) {
+	// debug prints updates too, so interrupts come as update chunks
+	// (Pregel.invoke streams ["updates", "values"])
+	modes := []StreamMode{StreamUpdates, StreamValues}
 	for part, err := range g.stream(ctx, input, cfg, g.stateKeys, modes) {
 		if err != nil {
 			return res, err
@@ -153,11 +216,58 @@ func (g *Graph) Invoke(ctx context.Context, input any, cfg Config) (*Result, err
 	return res, nil
 }
 
+// valuesCapture keeps the values of an Invoke's last values chunk: the
+// channel values of the output keys, copied into a slice it reuses.
+type valuesCapture struct {
+	taken bool
+	vals  []any
+	has   []bool
+}
+
+// take copies the output keys' values.
+func (c *valuesCapture) take(r *run) {
+	if c.vals == nil {
+		c.vals, c.has = make([]any, len(r.outRefs)), make([]bool, len(r.outRefs))
+	}
+	for i, k := range r.outRefs {
+		c.vals[i], c.has[i] = nil, false
+		if k.managed != NotManaged {
+			c.vals[i], c.has[i] = managedValue(k.managed, r.step, r.stop), true
+		} else if k.ch >= 0 {
+			c.vals[i], c.has[i] = r.chans[k.ch].get()
+		}
+	}
+	c.taken = true
+}
+
+// state is the State readState would have built when the values were
+// taken.
+func (c *valuesCapture) state(keys []keyRef) State {
+	s := make(State, len(keys))
+	for i, k := range keys {
+		if c.has[i] {
+			s[k.name] = c.vals[i]
+		}
+	}
+	return s
+}
+
 // Stream runs the graph and yields its output in the requested modes
 // (updates when none is given). The run stops when the consumer stops
 // iterating; an error ends the sequence.
 func (g *Graph) Stream(ctx context.Context, input any, cfg Config, modes ...StreamMode) iter.Seq2[StreamPart, error] {
 	return g.stream(ctx, input, cfg, g.streamKeys, modes)
+}
+
+// refsOf returns the resolved form of the graph's state or stream keys.
+func (g *Graph) refsOf(keys []string) []keyRef {
+	switch {
+	case len(keys) == len(g.stateKeys) && (len(keys) == 0 || &keys[0] == &g.stateKeys[0]):
+		return g.stateRefs
+	case len(keys) == len(g.streamKeys) && (len(keys) == 0 || &keys[0] == &g.streamKeys[0]):
+		return g.streamRefs
+	}
+	return g.refs(keys)
 }
 
 // stream runs the graph showing outKeys in values and update chunks.
@@ -168,10 +278,9 @@ func (g *Graph) stream(ctx context.Context, input any, cfg Config, outKeys []str
 		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		r := &run{g: g, ctx: ctx, cfg: cfg, modes: map[StreamMode]bool{}, outKeys: outKeys}
+		r := g.newRun(ctx, cfg, outKeys, modes)
 		want := map[StreamMode]bool{}
 		for _, m := range modes {
-			r.modes[m] = true
 			want[m] = true
 		}
 		var printer *debugPrinter
@@ -179,7 +288,8 @@ func (g *Graph) stream(ctx context.Context, input any, cfg Config, outKeys []str
 			// print_mode = ["updates", "values"]: streamed for printing,
 			// yielded only when asked for
 			printer = &debugPrinter{w: w, keys: outKeys}
-			r.modes[StreamUpdates], r.modes[StreamValues] = true, true
+			r.modes.add(StreamUpdates)
+			r.modes.add(StreamValues)
 		}
 		r.yield = func(p StreamPart) bool {
 			if r.stopped {
@@ -208,33 +318,64 @@ func (g *Graph) stream(ctx context.Context, input any, cfg Config, outKeys []str
 	}
 }
 
+// newRun returns a run of g showing outKeys in the given modes.
+func (g *Graph) newRun(ctx context.Context, cfg Config, outKeys []string, modes []StreamMode) *run {
+	r := &run{g: g, ctx: ctx, cfg: cfg, outKeys: outKeys, outRefs: g.refsOf(outKeys)}
+	for _, m := range modes {
+		r.modes.add(m)
+	}
+	return r
+}
+
 // run is one execution of a graph: the superstep loop of LangGraph's
 // PregelLoop (pregel/_loop.py) and PregelRunner (pregel/_runner.py).
 type run struct {
 	g     *Graph
 	ctx   context.Context
 	cfg   Config
-	modes map[StreamMode]bool
+	modes modeSet
 	yield func(StreamPart) bool
 	// outKeys are the keys values and update chunks show: the graph's
-	// stream keys, or its state keys for Invoke
+	// stream keys, or its state keys for Invoke; outRefs the same keys
+	// resolved
 	outKeys []string
+	outRefs []keyRef
 
 	stopped bool
 	saver   Checkpointer
 	cpCfg   CheckpointConfig
-	cp      *Checkpoint
+	// cpID is the ID of the run's newest checkpoint ("" before the first
+	// on a new thread); vers its versions
+	cpID    string
+	vers    *versions
 	meta    CheckpointMetadata
 	pending []PendingWrite
+	// put holds maps and lists the run gave its saver, which the next
+	// checkpoint shares where it is the same (the saver does not change
+	// them, the run does not either); parents is the metadata "parents"
+	// of its checkpoints
+	put     putShared
+	parents map[string]string
 
-	channels      map[string]channel
-	step, stop    int
-	tasks         []*task
-	updated       map[string]bool
+	// chans are the channels by number (Graph.index)
+	chans      []channel
+	step, stop int
+	tasks      []*task
+	taskPool   []*task // tasks of finished supersteps, for newTask
+	// updated marks the channels the last superstep changed; with
+	// updatedKnown unset nothing is known and every node is a candidate
+	updated       []bool
+	updatedKnown  bool
 	skipDoneTasks bool
-	localIDs      int
 	seed          string
-	custom        chan StreamPart // custom and subgraph output of tasks on goroutines
+	// idKey keys the IDs a run without a saver makes up (fastID)
+	idKey [2]uint64
+	// buffers a superstep reuses (applyWrites, runTasks)
+	scratchBuf stepBuffers
+	custom     chan StreamPart // custom and subgraph output of tasks on goroutines
+	// capture, set by Invoke, keeps the values chunks' values instead of
+	// yielding them (emitValues)
+	capture *valuesCapture
 	// seen are the IDs of the messages streamed in "messages" mode
 	seenMu sync.Mutex
 	seen   map[string]bool
@@ -254,6 +395,7 @@ type run struct {
 	// the checkpoint the run started from
 	parentCfg    *CheckpointConfig
 	parentLoaded bool
+	prevCfg      CheckpointConfig // what parentCfg points to after a put
 
 	// known are the long message lists of the run's input the graph's
 	// seed cache recognised, until the input is normalized
@@ -267,15 +409,28 @@ const (
 	pushTask
 )
 
+// task is one task of a superstep: the writeTarget of its node's writers
+// and the idSource of the IDs its writes get. A run reuses the tasks of a
+// finished superstep for the next one (newTask); what the node sees
+// through its context, the Runtime and the scratchpad, is a taskFrame
+// made for every task, so a context kept beyond its task never shows
+// another task's.
 type task struct {
-	id       string
-	name     string
-	kind     taskKind
-	idx      int // push index
-	input    State
+	id    string
+	name  string
+	kind  taskKind
+	idx   int // push index
+	ord   int // position in the superstep's task list
+	input State
+	// arg is the argument of a Send that is not a state (hasArg): the
+	// input is State{SendArgKey: arg}, made only for a node that reads it
+	// as a State
+	arg      any
+	hasArg   bool
 	node     *pregelNode
 	triggers []string
 	scratch  *scratchpad
+	run      *run // nil for the tasks of UpdateState and of input
 
 	mu        sync.Mutex
 	writes    []write // normalized (IDs assigned)
@@ -285,7 +440,59 @@ type task struct {
 	cached    bool
 	// the first writes live here: most tasks write one or two
 	writesBuf, rawBuf [2]write
+	freshBuf          [2]any  // the values of a fresh read (freshState)
+	ids               idArena // the message IDs of a run without a saver
+	frame             *taskFrame
 }
+
+// taskFrame is a task's scratchpad and the context its node runs with
+// (one allocation for both).
+type taskFrame struct {
+	sp  scratchpad
+	ctx taskContext
+}
+
+// newTask returns a task of the run's with the given kind, node and
+// position, reusing one of an earlier superstep when the run has one
+// (recycleTasks).
+func (r *run) newTask(kind taskKind, node *pregelNode, name string, ord int) *task {
+	var t *task
+	if k := len(r.taskPool); k > 0 {
+		t, r.taskPool = r.taskPool[k-1], r.taskPool[:k-1]
+		*t = task{}
+	} else {
+		t = new(task)
+	}
+	t.kind, t.node, t.name, t.ord, t.run = kind, node, name, ord, r
+	return t.withBuffers()
+}
+
+// recycleTasks gives the tasks of the finished superstep back for the
+// next one. Nothing refers to them any more: runTasks waited for all of
+// them, afterTick streamed the deferred one.
+func (r *run) recycleTasks() {
+	r.taskPool = append(r.taskPool, r.tasks...)
+	clear(r.tasks)
+	r.tasks = r.tasks[:0]
+}
+
+// taskID is the task's ID: made with the task when a saver may store it,
+// on first use otherwise (a fast ID: see fastID), which most tasks of a
+// run without a saver never reach.
+func (t *task) taskID() string {
+	if t.run == nil || t.run.saver != nil {
+		return t.id
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.id == "" {
+		t.id = t.run.fastID(idTask, t.scratch.step, t.ord, 0)
+	}
+	return t.id
+}
+
+// pushTriggers are the triggers of every push task (read only).
+var pushTriggers = []string{chPush}
 
 // withBuffers puts the task's write lists on their inline buffers.
 func (t *task) withBuffers() *task {
@@ -294,12 +501,46 @@ func (t *task) withBuffers() *task {
 }
 
 // pathStr is LangGraph's task_path_str of (kind, name|idx): writes are
-// applied in this order.
+// applied in this order (taskCmp compares them without building them).
 func (t *task) pathStr() string {
 	if t.kind == pullTask {
 		return "~" + chPull + ", " + t.name
 	}
 	return fmt.Sprintf("~%s, %010d", chPush, t.idx)
+}
+
+// taskCmp orders tasks as their sort keys ("~" for the input and update
+// tasks, else pathStr) compare: input first, then pull tasks by name
+// ("~__pregel_pull, " sorts before "~__pregel_push, "), then push tasks
+// by index (pathStr pads it to ten digits; an index of more digits sorts
+// as its text does).
+func taskCmp(a, b *task) int {
+	ra, rb := a.sortRank(), b.sortRank()
+	if ra != rb {
+		return ra - rb
+	}
+	switch ra {
+	case 1:
+		return strings.Compare(a.name, b.name)
+	case 2:
+		if a.idx < 1e10 && b.idx < 1e10 && a.idx >= 0 && b.idx >= 0 {
+			return a.idx - b.idx
+		}
+		return strings.Compare(a.pathStr(), b.pathStr())
+	}
+	return 0
+}
+
+// sortRank is 0 for the input and update tasks, 1 for pull and 2 for push
+// tasks.
+func (t *task) sortRank() int {
+	switch {
+	case t.name == inputName || t.node == nil:
+		return 0
+	case t.kind == pullTask:
+		return 1
+	}
+	return 2
 }
 
 func (r *run) execute(input any) (err error) {
@@ -309,7 +550,11 @@ func (r *run) execute(input any) (err error) {
 		// a subgraph compiled without a checkpointer uses its parent's
 		r.saver = r.nest.parent.saver
 	}
-	r.custom = make(chan StreamPart, 64)
+	if r.modes.has(StreamCustom) || r.modes.has(StreamMessages) || r.cfg.Subgraphs {
+		// only these modes forward parts from a task's goroutine to the
+		// loop (forward): custom output, messages, subgraphs' parts
+		r.custom = make(chan StreamPart, 64)
+	}
 	r.streamWriter = r.writeCustom
 	if err := r.enter(input); err != nil {
 		return err
@@ -365,12 +610,13 @@ func (r *run) enter(input any) error {
 		}
 		saved = t
 	}
+	r.vers = newVersions(r.g)
 	if saved == nil {
-		r.cp = emptyCheckpoint()
 		r.meta = CheckpointMetadata{Step: -2}
+		r.chans = r.g.channelsFrom(nil)
 	} else {
 		// the tuple is the run's own (Checkpointer.GetTuple)
-		r.cp = saved.Checkpoint
+		r.loadCheckpoint(saved.Checkpoint)
 		r.meta = saved.Metadata
 		r.pending = append([]PendingWrite(nil), saved.PendingWrites...)
 		r.cpCfg = saved.Config
@@ -384,60 +630,65 @@ func (r *run) enter(input any) error {
 	} else {
 		r.seed, r.known = r.g.seeds.seed(r.cfg.ThreadID, input)
 	}
-	r.channels = r.g.channelsFrom(r.cp)
+	if r.saver == nil {
+		r.idKey = fastIDKey(r.seed)
+	}
 	r.step = r.meta.Step + 1
 	r.stop = r.step + r.limit() + 1
-	if len(r.cp.UpdatedChannels) > 0 {
-		r.updated = map[string]bool{}
-		for _, c := range r.cp.UpdatedChannels {
-			r.updated[c] = true
+	r.updated = make([]bool, len(r.g.chanNames))
+	if saved != nil && len(saved.Checkpoint.UpdatedChannels) > 0 {
+		r.updatedKnown = true
+		for _, ch := range saved.Checkpoint.UpdatedChannels {
+			if c := r.g.chanOf(ch); c >= 0 {
+				r.updated[c] = true
+			}
 		}
 	}
 	return r.first(input)
 }
 
-func emptyCheckpoint() *Checkpoint {
-	return &Checkpoint{V: 4, ChannelValues: map[string]any{}, ChannelVersions: map[string]int64{}, VersionsSeen: map[string]map[string]int64{}}
+// putShared is what a run's checkpoints may share with the previous one.
+type putShared struct {
+	seen    map[string]map[string]int64
+	prefix  map[string]int
+	updated [2][]string // the newest first
 }
 
-func copyCheckpoint(c *Checkpoint) *Checkpoint {
-	n := &Checkpoint{V: c.V, ID: c.ID, TS: c.TS, ChannelValues: make(map[string]any, len(c.ChannelValues)), ChannelVersions: make(map[string]int64, len(c.ChannelVersions)), VersionsSeen: make(map[string]map[string]int64, len(c.VersionsSeen)), UpdatedChannels: append([]string(nil), c.UpdatedChannels...)}
-	if c.ListPrefix != nil {
-		n.ListPrefix = make(map[string]int, len(c.ListPrefix))
-		for k, v := range c.ListPrefix {
-			n.ListPrefix[k] = v
-		}
-	}
-	for k, v := range c.ChannelValues {
-		n.ChannelValues[k] = v
-	}
-	for k, v := range c.ChannelVersions {
-		n.ChannelVersions[k] = v
-	}
-	for k, m := range c.VersionsSeen {
-		mm := make(map[string]int64, len(m))
-		for kk, vv := range m {
-			mm[kk] = vv
-		}
-		n.VersionsSeen[k] = mm
-	}
-	return n
+// loadCheckpoint starts the run from a stored checkpoint: its ID, its
+// versions and its channels.
+func (r *run) loadCheckpoint(cp *Checkpoint) {
+	r.cpID = cp.ID
+	r.vers.load(r.g, cp)
+	r.put.seen = cp.VersionsSeen
+	r.chans = r.g.channelsFrom(cp)
 }
 
-func (g *Graph) channelsFrom(cp *Checkpoint) map[string]channel {
-	chans := make(map[string]channel, len(g.channels))
-	for name, mk := range g.channels {
+// channelsFrom makes the graph's channels, by number, holding the values
+// of cp (none when cp is nil).
+func (g *Graph) channelsFrom(cp *Checkpoint) []channel {
+	chans := make([]channel, len(g.chanMks))
+	for i, mk := range g.chanMks {
 		c := mk()
-		if v, ok := cp.ChannelValues[name]; ok {
-			if mc, isMsgs := c.(*messagesChan); isMsgs {
-				c = mc.restoreIndexed(v, true, g.lists.get(v))
-			} else {
-				c = c.restore(v, true)
+		if cp != nil {
+			if v, ok := cp.ChannelValues[g.chanNames[i]]; ok {
+				if mc, isMsgs := c.(*messagesChan); isMsgs {
+					c = mc.restoreIndexed(v, true, g.lists.get(v))
+				} else {
+					c = c.restore(v, true)
+				}
 			}
 		}
-		chans[name] = c
+		chans[i] = c
 	}
 	return chans
+}
+
+// channel returns the named channel, nil when the graph has none.
+func (r *run) channel(name string) channel {
+	if i, ok := r.g.chanIdx[name]; ok {
+		return r.chans[i]
+	}
+	return nil
 }
 
 func isCommand(v any) (Command, bool) {
@@ -458,7 +709,7 @@ var hexID = regexp.MustCompile(`^[0-9a-f]{32}$`)
 // values (LangGraph's PregelLoop._first).
 func (r *run) first(input any) error {
 	cmd, isCmd := isCommand(input)
-	resuming := len(r.cp.ChannelVersions) > 0 && (input == nil || isCmd)
+	resuming := r.vers.any() && (input == nil || isCmd)
 	if isCmd {
 		if err := r.applyCommand(cmd); err != nil {
 			return err
@@ -469,32 +720,22 @@ func (r *run) first(input any) error {
 	}
 	switch {
 	case resuming:
-		seen := r.cp.VersionsSeen[chInterrupt]
-		if seen == nil {
-			seen = map[string]int64{}
-			r.cp.VersionsSeen[chInterrupt] = seen
-		}
-		for k, v := range r.cp.ChannelVersions {
-			if _, ok := r.channels[k]; ok {
-				seen[k] = v
-			}
-		}
+		r.vers.seeAllForInterrupt()
 		r.emitValues()
 	case input != nil && !isCmd:
 		discard, err := r.prepareTasks(false)
 		if err != nil {
 			return err
 		}
-		inWrites, err := r.normalize([]write{{channel: Start, value: input}}, "input|"+r.cp.ID)
+		inWrites, err := r.normalize([]write{{channel: Start, value: input}}, "input|"+r.cpID)
 		r.known = nil
 		if err != nil {
 			return err
 		}
-		upd, err := r.applyWrites(append(discard, &task{name: inputName, writes: inWrites}))
-		if err != nil {
+		if err := r.applyWrites(append(discard, &task{name: inputName, writes: inWrites}), r.updated); err != nil {
 			return err
 		}
-		r.updated = upd
+		r.updatedKnown = true
 		if err := r.putCheckpoint("input"); err != nil {
 			return err
 		}
@@ -557,7 +798,7 @@ func (r *run) applyCommand(cmd Command) error {
 		r.resumeMap = cmd.Resume.(map[string]any)
 	}
 	if len(ws) > 0 {
-		ws, err = r.normalize(ws, "null|"+r.cp.ID)
+		ws, err = r.normalize(ws, "null|"+r.cpID)
 		if err != nil {
 			return err
 		}
@@ -578,13 +819,15 @@ func (r *run) applyNullWrites() error {
 		}
 	}
 	if len(null) > 0 {
-		upd, err := r.applyWrites([]*task{{name: inputName, writes: null}})
-		if err != nil {
+		// the channels the null writes change join those the checkpoint
+		// named, when it named any
+		upd := make([]bool, len(r.updated))
+		if err := r.applyWrites([]*task{{name: inputName, writes: null}}, upd); err != nil {
 			return err
 		}
-		if r.updated != nil {
-			for k := range upd {
-				r.updated[k] = true
+		if r.updatedKnown {
+			for c, u := range upd {
+				r.updated[c] = r.updated[c] || u
 			}
 		}
 	}
@@ -646,7 +889,7 @@ func (r *run) tick() (more, interrupted bool, err error) {
 func (r *run) matchWrites() {
 	byID := map[string]*task{}
 	for _, t := range r.tasks {
-		byID[t.id] = t
+		byID[t.taskID()] = t
 	}
 	for _, w := range r.pending {
 		switch w.Channel {
@@ -663,15 +906,7 @@ func (r *run) matchWrites() {
 // shouldInterrupt: some channel changed since the last interrupt and a task
 // about to run (or that ran) is in nodes.
 func (r *run) shouldInterrupt(nodes []string) bool {
-	seen := r.cp.VersionsSeen[chInterrupt]
-	changed := false
-	for ch, v := range r.cp.ChannelVersions {
-		if v > seen[ch] {
-			changed = true
-			break
-		}
-	}
-	if !changed {
+	if !r.vers.changedSinceInterrupt() {
 		return false
 	}
 	for _, t := range r.tasks {
@@ -689,10 +924,11 @@ func (r *run) shouldInterrupt(nodes []string) bool {
 // then one per node whose trigger channels changed since it last ran
 // (prepare_next_tasks).
 func (r *run) prepareTasks(forExec bool) ([]*task, error) {
-	var tasks []*task
-	cpID := r.cp.ID
+	r.recycleTasks()
+	tasks := r.tasks[:0]
+	cpID := r.cpID
 	stepStr := strconv.Itoa(r.step)
-	if tc, ok := r.channels[chTasks].get(); ok {
+	if tc, ok := r.chans[r.g.chanIdx[chTasks]].get(); ok {
 		for idx, p := range tc.([]any) {
 			send, ok := p.(Send)
 			if !ok {
@@ -702,81 +938,95 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 			if node == nil {
 				continue
 			}
-			t := (&task{
-				id:       uuidFromHash(cpID, r.cpCfg.CheckpointNS, stepStr, send.Node, chPush, strconv.Itoa(idx)),
-				name:     send.Node,
-				kind:     pushTask,
-				idx:      idx,
-				node:     node,
-				triggers: []string{chPush},
-			}).withBuffers()
+			t := r.newTask(pushTask, node, send.Node, len(tasks))
+			t.idx, t.triggers = idx, pushTriggers
+			if r.saver != nil {
+				// without a saver the ID is made when used (taskID)
+				t.id = uuidFromHash(cpID, r.cpCfg.CheckpointNS, stepStr, send.Node, chPush, strconv.Itoa(idx))
+			}
 			switch a := send.Arg.(type) {
 			case State:
 				t.input = a
 			case map[string]any:
 				t.input = State(a)
 			default:
-				t.input = State{SendArgKey: a}
+				// State{SendArgKey: a}, made when the node asks for it
+				t.arg, t.hasArg = a, true
 			}
 			tasks = append(tasks, t)
 		}
 	}
-	if len(r.cp.ChannelVersions) == 0 {
-		return tasks, nil
+	if !r.vers.any() {
+		return r.withScratchpads(tasks), nil
 	}
-	var candidates []string
-	if r.updated != nil {
-		set := map[string]bool{}
-		for ch := range r.updated {
-			for _, n := range r.g.triggerToNodes[ch] {
-				set[n] = true
-			}
-		}
-		candidates = sortedKeys(set)
-	} else {
-		candidates = r.g.nodeOrder
-	}
-	for _, name := range candidates {
-		node := r.g.nodes[name]
-		if node == nil || !r.triggered(node) {
+	for _, node := range r.candidates() {
+		if !r.triggered(node) {
 			continue
 		}
-		triggers := node.taskTriggers
-		t := (&task{
-			id:       uuidFromHash(append([]string{cpID, r.cpCfg.CheckpointNS, stepStr, name, chPull}, triggers...)...),
-			name:     name,
-			kind:     pullTask,
-			node:     node,
-			triggers: triggers,
-		}).withBuffers()
+		t := r.newTask(pullTask, node, node.name, len(tasks))
+		t.triggers = node.taskTriggers
+		if r.saver != nil {
+			// the parts on the stack: uuidFromHash only reads them
+			var buf [8]string
+			parts := append(append(buf[:0], cpID, r.cpCfg.CheckpointNS, stepStr, node.name, chPull), node.taskTriggers...)
+			t.id = uuidFromHash(parts...)
+		}
 		if node.single != "" {
-			v, ok := r.channels[node.single].get()
+			v, ok := r.chans[node.singleCh].get()
 			if !ok {
 				continue
 			}
 			t.input = State{SendArgKey: v}
 		} else {
-			t.input = r.readState(node.input, nil)
+			t.input = r.readState(node.inRefs, nil)
 		}
 		tasks = append(tasks, t)
 	}
-	for _, t := range tasks {
-		t.scratch = r.newScratchpad(t)
-	}
-	return tasks, nil
+	return r.withScratchpads(tasks), nil
 }
 
+// withScratchpads gives every task its scratchpad.
+func (r *run) withScratchpads(tasks []*task) []*task {
+	for _, t := range tasks {
+		t.scratch = r.initScratchpad(t)
+	}
+	return tasks
+}
+
+// candidates are the nodes that may run next: with the channels the last
+// superstep updated known, the nodes they trigger, by name; otherwise
+// every node, in the order they were added (prepare_next_tasks'
+// candidate_nodes).
+func (r *run) candidates() []*pregelNode {
+	if !r.updatedKnown {
+		return r.g.nodeList
+	}
+	out := r.scratchBuf.nodes[:0]
+	for _, n := range r.g.nodeByName {
+		for _, c := range n.trig {
+			if c >= 0 && r.updated[c] {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	r.scratchBuf.nodes = out
+	return out
+}
+
+// triggered reports whether one of the node's trigger channels holds a
+// value with a version above the one the node saw.
 func (r *run) triggered(n *pregelNode) bool {
-	seen := r.cp.VersionsSeen[n.name]
-	for _, ch := range n.triggers {
-		c := r.channels[ch]
-		if c == nil {
+	for _, c := range n.trig {
+		if c < 0 {
 			continue
 		}
-		if _, ok := c.get(); !ok {
+		if _, ok := r.chans[c].get(); !ok {
 			continue
 		}
-		if seen == nil || r.cp.ChannelVersions[ch] > seen[ch] {
+		cur, _ := r.vers.get(c)
+		seen, ran := r.vers.seenOf(n.idx, c)
+		if !ran || cur > seen {
 			return true
 		}
 	}
@@ -789,20 +1039,20 @@ const SendArgKey = "__send_arg__"
 
 // readState reads keys from the channels (skipping empty ones) and the
 // managed values for sp's step.
-func (r *run) readState(keys []string, sp *scratchpad) State {
+func (r *run) readState(keys []keyRef, sp *scratchpad) State {
 	s := make(State, len(keys))
 	step, stop := r.step, r.stop
 	if sp != nil {
 		step, stop = sp.step, sp.stop
 	}
 	for _, k := range keys {
-		if m, ok := r.g.managed[k]; ok {
-			s[k] = managedValue(m, step, stop)
+		if k.managed != NotManaged {
+			s[k.name] = managedValue(k.managed, step, stop)
 			continue
 		}
-		if c := r.channels[k]; c != nil {
-			if v, ok := c.get(); ok {
-				s[k] = v
+		if k.ch >= 0 {
+			if v, ok := r.chans[k.ch].get(); ok {
+				s[k.name] = v
 			}
 		}
 	}
@@ -819,8 +1069,10 @@ func managedValue(m Managed, step, stop int) any {
 	return nil
 }
 
-func (r *run) newScratchpad(t *task) *scratchpad {
-	sp := &scratchpad{step: r.step, stop: r.stop, run: r, task: t, nullIdx: -1}
+// initScratchpad sets up the task's scratchpad for this superstep.
+func (r *run) initScratchpad(t *task) *scratchpad {
+	t.frame = &taskFrame{sp: scratchpad{step: r.step, stop: r.stop, run: r, task: t, nullIdx: -1}}
+	sp := &t.frame.sp
 	for i, w := range r.pending {
 		if w.TaskID == nullTaskID && w.Channel == chResume {
 			sp.nullIdx = i
@@ -828,7 +1080,7 @@ func (r *run) newScratchpad(t *task) *scratchpad {
 		}
 	}
 	for _, w := range r.pending {
-		if w.TaskID == t.id && w.Channel == chResume {
+		if w.Channel == chResume && w.TaskID == t.taskID() {
 			if list, ok := w.Value.([]any); ok {
 				sp.resume = append([]any(nil), list...)
 			} else {
@@ -893,26 +1145,29 @@ type taskDone struct {
 // finishes. It returns the interrupts raised by nodes, or the error of the
 // first failing task in task order.
 func (r *run) runTasks() ([]InterruptValue, error) {
-	var todo []*task
+	todo := r.scratchBuf.todo[:0]
 	for _, t := range r.tasks {
 		if len(t.writes) == 0 {
 			todo = append(todo, t)
 		}
 	}
+	r.scratchBuf.todo = todo
 	if len(todo) == 0 {
 		return nil, nil
 	}
 	// subgraph output, like custom output, is forwarded from the task's
 	// goroutine to this loop
-	fast := len(todo) == 1 && !r.modes[StreamCustom] && !r.modes[StreamMessages] && !r.cfg.Subgraphs
+	fast := len(todo) == 1 && !r.modes.has(StreamCustom) && !r.modes.has(StreamMessages) && !r.cfg.Subgraphs
 	var interrupts []InterruptValue
 	var failed []*task
 	settle := func(d taskDone) error {
 		d.t.err = d.err
+		if d.err == nil {
+			return r.commit(d.t, !fast)
+		}
+		// declared here: errors.As moves it to the heap
 		var ie *InterruptError
 		switch {
-		case d.err == nil:
-			return r.commit(d.t, !fast)
 		case errors.As(d.err, &ie):
 			// a subgraph paused by interrupt_before/after raises an
 			// interrupt without values: the step is interrupted all the same
@@ -1026,7 +1281,7 @@ func (r *run) drainCustom() {
 // releaseLists gives back the spare capacity of the message arrays the
 // run's channels own, so the next run of the thread may append in place.
 func (r *run) releaseLists() {
-	for _, c := range r.channels {
+	for _, c := range r.chans {
 		if mc, ok := c.(*messagesChan); ok {
 			mc.release()
 		}
@@ -1035,7 +1290,7 @@ func (r *run) releaseLists() {
 
 // writeCustom is Runtime.StreamWriter: it streams v in custom mode.
 func (r *run) writeCustom(v any) {
-	if !r.modes[StreamCustom] {
+	if !r.modes.has(StreamCustom) {
 		return
 	}
 	r.forward(StreamPart{Namespace: r.namespace(), Mode: StreamCustom, Data: v})
@@ -1055,7 +1310,7 @@ func (r *run) forward(p StreamPart) bool {
 // yieldPart yields a part on the run's loop: a custom part of the run's
 // own tasks, or a part a subgraph forwarded.
 func (r *run) yieldPart(p StreamPart) {
-	if p.Namespace == nil && !r.modes[p.Mode] {
+	if p.Namespace == nil && !r.modes.has(p.Mode) {
 		return
 	}
 	r.yield(p)
@@ -1096,7 +1351,7 @@ func (r *run) attemptTask(t *task) (err error) {
 			err = fmt.Errorf("node %q panicked: %v", t.name, p)
 		}
 	}()
-	ctx := &taskContext{Context: r.ctx, sp: t.scratch, rt: Runtime{
+	t.frame.ctx = taskContext{Context: r.ctx, sp: t.scratch, rt: Runtime{
 		Context:        r.cfg.Context,
 		Store:          r.store(),
 		Step:           t.scratch.step,
@@ -1107,48 +1362,28 @@ func (r *run) attemptTask(t *task) (err error) {
 		MaxConcurrency: r.cfg.MaxConcurrency,
 		StreamWriter:   r.streamWriter,
 	}}
+	ctx := &t.frame.ctx
 	r.seeNodeInput(t)
 	var out any
-	if t.node.fn != nil {
-		out, err = t.node.fn(ctx, t.input)
-		if err != nil {
-			return err
+	switch {
+	case t.hasArg && t.node.sendArg != nil:
+		out, err = t.node.sendArg(ctx, t.arg)
+	case t.node.fn != nil:
+		input := t.input
+		if t.hasArg {
+			input = State{SendArgKey: t.arg}
 		}
-	} else {
+		out, err = t.node.fn(ctx, input)
+	case t.hasArg:
+		out = t.arg
+	default:
 		out = t.input[SendArgKey]
 	}
-	newID := func() string {
-		t.idCounter++
-		return uuidFromHash(r.cp.ID, t.id, strconv.Itoa(t.idCounter))
-	}
-	emit := func(ws ...write) {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		for _, w := range ws {
-			t.raw = append(t.raw, w)
-			nw, err := r.normalizeOne(w, newID)
-			if err != nil {
-				nw = w
-			}
-			t.writes = append(t.writes, nw)
-		}
-	}
-	read := func() (State, error) {
-		t.mu.Lock()
-		ws := append([]write(nil), t.writes...)
-		// LangGraph's fresh read runs the reducers over the task's writes,
-		// and add_messages gives their messages IDs in place: from here on
-		// the streamed update shows them.
-		for i := range t.raw {
-			if i < len(t.writes) && t.raw[i].channel == t.writes[i].channel && contains(t.node.input, t.raw[i].channel) {
-				t.raw[i] = t.writes[i]
-			}
-		}
-		t.mu.Unlock()
-		return r.freshState(t, ws)
+	if err != nil {
+		return err
 	}
 	for _, wr := range t.node.writers {
-		if err := wr(ctx, out, read, emit); err != nil {
+		if err := wr(ctx, out, t); err != nil {
 			return err
 		}
 	}
@@ -1156,26 +1391,82 @@ func (r *run) attemptTask(t *task) (err error) {
 	return nil
 }
 
+// nextID is the ID of the task's next message without one (idSource); the
+// caller holds t.mu.
+func (t *task) nextID() string {
+	t.idCounter++
+	return t.run.messageID(t, t.idCounter)
+}
+
+// emit adds a write of the task's node (writeTarget): as written, for
+// streaming, and normalized (messages get their IDs).
+func (t *task) emit(w write) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.emitLocked(w)
+}
+
+// emitAll is emit for each of ws.
+func (t *task) emitAll(ws []write) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, w := range ws {
+		t.emitLocked(w)
+	}
+}
+
+func (t *task) emitLocked(w write) {
+	if !w.owned && t.scratch != nil {
+		w.owned = t.scratch.owns(w.value)
+	}
+	t.raw = append(t.raw, w)
+	nw, err := t.run.normalizeOne(w, t)
+	if err != nil {
+		nw = w
+	}
+	t.writes = append(t.writes, nw)
+}
+
+// read is the task's fresh state (writeTarget): the state with its writes
+// so far applied.
+func (t *task) read() (State, error) {
+	t.mu.Lock()
+	// the writers run one after the other, after the node: nothing
+	// appends to the writes while freshState reads them
+	ws := t.writes[:len(t.writes):len(t.writes)]
+	// LangGraph's fresh read runs the reducers over the task's writes,
+	// and add_messages gives their messages IDs in place: from here on
+	// the streamed update shows them.
+	for i := range t.raw {
+		if i < len(t.writes) && t.raw[i].channel == t.writes[i].channel && contains(t.node.input, t.raw[i].channel) {
+			t.raw[i] = t.writes[i]
+		}
+	}
+	t.mu.Unlock()
+	return t.run.freshState(t, ws)
+}
+
 // freshState is the task's view of the state with its own writes applied
 // (local_read with fresh=True), for routers.
 func (r *run) freshState(t *task, ws []write) (State, error) {
-	keys := t.node.input
-	if keys == nil && t.node.single != "" {
-		keys = r.g.inputKeys
+	keys := t.node.inRefs
+	if t.node.input == nil && t.node.single != "" {
+		keys = r.g.inputRefs
 	}
 	s := make(State, len(keys))
 	for _, k := range keys {
-		if m, ok := r.g.managed[k]; ok {
-			s[k] = managedValue(m, t.scratch.step, t.scratch.stop)
+		if k.managed != NotManaged {
+			s[k.name] = managedValue(k.managed, t.scratch.step, t.scratch.stop)
 			continue
 		}
-		c := r.channels[k]
-		if c == nil {
+		if k.ch < 0 {
 			continue
 		}
-		var vals []any
+		c := r.chans[k.ch]
+		// the task's buffer: no channel keeps the list it updates with
+		vals := t.freshBuf[:0]
 		for _, w := range ws {
-			if w.channel == k {
+			if w.channel == k.name {
 				vals = append(vals, w.value)
 			}
 		}
@@ -1194,21 +1485,31 @@ func (r *run) freshState(t *task, ws []write) (State, error) {
 			c = cc
 		}
 		if v, ok := c.get(); ok {
-			s[k] = v
+			s[k.name] = v
 		}
 	}
 	return s, nil
 }
 
-func (r *run) normalizeOne(w write, newID func() string) (write, error) {
+// idSource gives the IDs of messages written without one, in the order
+// they are written.
+type idSource interface {
+	nextID() string
+}
+
+func (r *run) normalizeOne(w write, ids idSource) (write, error) {
+	// a list a built-in node made for this write may get its IDs in place,
+	// unless updates are streamed: a superstep of several tasks streams the
+	// list as the node wrote it (raw), without IDs
+	inPlace := w.owned && !r.modes.has(StreamUpdates)
 	var n writeNormalizer
-	switch c := r.channels[w.channel].(type) {
+	switch c := r.channel(w.channel).(type) {
 	case *messagesChan:
 		if msgs, ok := w.value.([]Message); ok {
 			if k, ok := knownListOf(r.known, msgs); ok {
 				// a long input list the graph has seen: one copy, and
 				// the channel takes it as it is (see listHint)
-				out, h := normalizeKnownList(k, newID)
+				out, h := normalizeKnownList(k, ids.nextID)
 				c.hint = h
 				return write{channel: w.channel, value: out}, nil
 			}
@@ -1228,17 +1529,29 @@ func (r *run) normalizeOne(w write, newID func() string) (write, error) {
 	default:
 		return w, nil
 	}
-	v, err := n.normalizeWrite(w.value, newID)
+	v, err := n.normalizeWrite(w.value, ids, inPlace)
 	if err != nil {
 		return w, err
 	}
 	return write{channel: w.channel, value: v}, nil
 }
 
+// seededIDs are the IDs of messages written by no task (input, commands,
+// state updates): hashed from the run's seed, a label and a counter.
+type seededIDs struct {
+	seed, label string
+	n           int
+}
+
+func (s *seededIDs) nextID() string {
+	s.n++
+	return uuidFromHash(s.seed, s.label, strconv.Itoa(s.n))
+}
+
 // normalize fixes up writes that do not come from a task (input, commands,
 // state updates), with IDs seeded by seed.
 func (r *run) normalize(ws []write, seed string) ([]write, error) {
-	n := 0
+	ids := &seededIDs{seed: r.seed, label: seed}
 	out := make([]write, len(ws))
 	for i, w := range ws {
 		if w.channel == Start {
@@ -1246,10 +1559,7 @@ func (r *run) normalize(ws []write, seed string) ([]write, error) {
 			if m, ok := asStateMap(w.value); ok {
 				nm := make(State, len(m))
 				for _, k := range sortedKeys(m) {
-					nw, err := r.normalizeOne(write{channel: k, value: m[k]}, func() string {
-						n++
-						return uuidFromHash(r.seed, seed, strconv.Itoa(n))
-					})
+					nw, err := r.normalizeOne(write{channel: k, value: m[k]}, ids)
 					if err != nil {
 						return nil, fmt.Errorf("input key %q: %w", k, err)
 					}
@@ -1261,10 +1571,7 @@ func (r *run) normalize(ws []write, seed string) ([]write, error) {
 			out[i] = w
 			continue
 		}
-		nw, err := r.normalizeOne(w, func() string {
-			n++
-			return uuidFromHash(r.seed, seed, strconv.Itoa(n))
-		})
+		nw, err := r.normalizeOne(w, ids)
 		if err != nil {
 			return nil, fmt.Errorf("key %q: %w", w.channel, err)
 		}
@@ -1289,7 +1596,7 @@ func (r *run) commit(t *task, stream bool) error {
 		ws = []write{{channel: chNoWrites}}
 		t.writes = ws
 	}
-	if err := r.putWrites(t, t.id, ws); err != nil {
+	if err := r.putWrites(t, "", ws); err != nil {
 		return err
 	}
 	if stream {
@@ -1306,12 +1613,12 @@ func (r *run) commitInterrupt(t *task, ie *InterruptError) error {
 			ws = append(ws, w)
 		}
 	}
-	if err := r.putWrites(t, t.id, ws); err != nil {
+	if err := r.putWrites(t, "", ws); err != nil {
 		return err
 	}
-	if !t.node.hidden && (r.modes[StreamUpdates] || r.modes[StreamValues]) {
+	if !t.node.hidden && (r.modes.has(StreamUpdates) || r.modes.has(StreamValues)) {
 		mode := StreamUpdates
-		if !r.modes[StreamUpdates] {
+		if !r.modes.has(StreamUpdates) {
 			mode = StreamValues
 		}
 		r.emit(StreamPart{Mode: mode, Data: map[string]any{InterruptKey: ie.Interrupts}})
@@ -1325,7 +1632,7 @@ func (r *run) commitInterrupt(t *task, ie *InterruptError) error {
 // LangGraph raises before the queued event is read).
 func (r *run) commitError(t *task, err error, stream bool) error {
 	ws := append(append([]write(nil), t.writes...), write{channel: chError, value: ErrorRepr(err)})
-	if err := r.putWrites(t, t.id, ws); err != nil {
+	if err := r.putWrites(t, "", ws); err != nil {
 		return err
 	}
 	if stream {
@@ -1334,9 +1641,18 @@ func (r *run) commitError(t *task, err error, stream bool) error {
 	return nil
 }
 
-// putWrites records a task's writes against the current checkpoint
+// putWrites records the writes of task t, or of the task taskID names
+// when t is nil (the null task's), against the current checkpoint
 // (PregelLoop.put_writes).
 func (r *run) putWrites(t *task, taskID string, ws []write) error {
+	if t != nil {
+		if r.saver == nil {
+			// without a saver no run resumes from these writes, and the
+			// run itself reads back only the null task's (applyNullWrites)
+			return nil
+		}
+		taskID = t.taskID()
+	}
 	r.pendingMu.Lock()
 	if taskID == nullTaskID {
 		// writes of the null task accumulate, special channels deduplicated
@@ -1365,7 +1681,7 @@ func (r *run) putWrites(t *task, taskID string, ws []write) error {
 	// r.pending is only ever replaced or appended to, so saved stays as is
 	saved := r.pending[first:len(r.pending):len(r.pending)]
 	r.pendingMu.Unlock()
-	if r.saver != nil && r.cp.ID != "" {
+	if r.saver != nil && r.cpID != "" {
 		var all []PendingWrite
 		if taskID == nullTaskID {
 			for _, p := range r.pending {
@@ -1402,7 +1718,7 @@ func hasChannel(ws []write, ch string) bool {
 
 // outputWrites streams a task's update (map_output_updates).
 func (r *run) outputWrites(t *task, ws []write, cached bool) {
-	if t.node.hidden || !r.modes[StreamUpdates] || len(ws) == 0 {
+	if t.node.hidden || !r.modes.has(StreamUpdates) || len(ws) == 0 {
 		return
 	}
 	if ws[0].channel == chError || ws[0].channel == chInterrupt {
@@ -1458,17 +1774,21 @@ func (r *run) updateChunk(t *task, ws []write, cached bool) map[string]any {
 }
 
 func (r *run) emit(p StreamPart) {
-	if !r.modes[p.Mode] {
+	if !r.modes.has(p.Mode) {
 		return
 	}
 	r.yield(p)
 }
 
 func (r *run) emitValues() {
-	if !r.modes[StreamValues] {
+	if !r.modes.has(StreamValues) {
 		return
 	}
-	r.yield(StreamPart{Mode: StreamValues, Data: r.readState(r.outKeys, nil)})
+	if r.capture != nil {
+		r.capture.take(r)
+		return
+	}
+	r.yield(StreamPart{Mode: StreamValues, Data: r.readState(r.outRefs, nil)})
 }
 
 // afterTick applies the superstep's writes, streams values, and takes the
@@ -1479,16 +1799,18 @@ func (r *run) afterTick() (interrupted bool, err error) {
 		r.outputWrites(t, t.writes, false)
 		r.emitTaskResult(t, t.writes, nil, nil)
 	}
-	upd, err := r.applyWrites(r.tasks)
-	if err != nil {
+	if err := r.applyWrites(r.tasks, r.updated); err != nil {
 		return false, err
 	}
-	r.updated = upd
-	if r.outputUpdated(upd, r.tasks) {
+	r.updatedKnown = true
+	if r.outputUpdated(r.updated, r.tasks) {
 		r.emitValues()
 	}
 	r.pendingMu.Lock()
-	r.pending = nil
+	// the next superstep appends to the same array: the saver was handed
+	// parts of it, which it does not keep (Checkpointer.PutWrites)
+	clear(r.pending)
+	r.pending = r.pending[:0]
 	r.pendingMu.Unlock()
 	r.skipDoneTasks = true
 	if err := r.putCheckpoint("loop"); err != nil {
@@ -1500,10 +1822,12 @@ func (r *run) afterTick() (interrupted bool, err error) {
 	return false, nil
 }
 
-func (r *run) outputUpdated(upd map[string]bool, tasks []*task) bool {
+// outputUpdated reports whether the step changed an output channel and a
+// task wrote one.
+func (r *run) outputUpdated(upd []bool, tasks []*task) bool {
 	hit := false
-	for _, k := range r.outKeys {
-		if upd[k] {
+	for _, k := range r.outRefs {
+		if k.ch >= 0 && upd[k.ch] {
 			hit = true
 		}
 	}
@@ -1520,14 +1844,31 @@ func (r *run) outputUpdated(upd map[string]bool, tasks []*task) bool {
 	return false
 }
 
+// stepBuffers are the lists a superstep needs, kept by the run so that
+// the next superstep reuses them.
+type stepBuffers struct {
+	sorted []*task
+	todo   []*task
+	nodes  []*pregelNode
+	// writes per channel: count, then the values in task order, and the
+	// channels in the order first written
+	counts []int
+	order  []int
+	values []any
+	// trigger channels consumed
+	consumed []bool
+}
+
 // applyWrites applies the tasks' writes to the channels in task-path order
-// and bumps versions (apply_writes in pregel/_algo.py). It returns the
-// channels that changed.
-func (r *run) applyWrites(tasks []*task) (map[string]bool, error) {
+// and bumps versions (apply_writes in pregel/_algo.py). It marks in upd
+// the channels that changed and still hold a value.
+func (r *run) applyWrites(tasks []*task, upd []bool) error {
+	b := &r.scratchBuf
 	sorted := tasks
 	if len(tasks) > 1 {
-		sorted = append([]*task(nil), tasks...)
-		sort.SliceStable(sorted, func(i, j int) bool { return taskSortKey(sorted[i]) < taskSortKey(sorted[j]) })
+		b.sorted = append(b.sorted[:0], tasks...)
+		sorted = b.sorted
+		slices.SortStableFunc(sorted, taskCmp)
 	}
 	bump := false
 	for _, t := range sorted {
@@ -1536,213 +1877,285 @@ func (r *run) applyWrites(tasks []*task) (map[string]bool, error) {
 		}
 	}
 	r.markSeen(sorted)
-	next := r.nextVersion()
+	next := r.vers.next()
 	r.consumeTriggers(sorted, next)
-	// the writes per channel, channels in the order first written; a
-	// step writes few channels, so slices beat maps here
-	var order []string
+	clear(upd)
+	// the writes per channel, channels in the order first written; the
+	// values of each channel one after another in b.values, in task order
+	nCh := len(r.chans)
+	if len(b.counts) < nCh {
+		b.counts = make([]int, nCh)
+	}
+	counts := b.counts[:nCh]
+	clear(counts)
+	order := b.order[:0]
 	n := 0
 	for _, t := range sorted {
 		for _, w := range t.writes {
-			switch w.channel {
-			case chNoWrites, chPush, chResume, chInterrupt, chReturn, chError:
+			c := r.writeChannel(w.channel)
+			if c < 0 {
 				continue
 			}
-			if _, ok := r.channels[w.channel]; !ok {
-				continue
+			if counts[c] == 0 {
+				order = append(order, c)
 			}
+			counts[c]++
 			n++
-			if !slices.Contains(order, w.channel) {
-				order = append(order, w.channel)
+		}
+	}
+	b.order = order
+	values := slices.Grow(b.values[:0], n)[:n]
+	// counts become each channel's start in values
+	start := 0
+	for _, c := range order {
+		k := counts[c]
+		counts[c] = start
+		start += k
+	}
+	for _, t := range sorted {
+		for _, w := range t.writes {
+			if c := r.writeChannel(w.channel); c >= 0 {
+				values[counts[c]] = w.value
+				counts[c]++
 			}
 		}
 	}
-	// every channel's writes, in task order, one after another in buf
-	buf := make([]any, 0, n)
-	updated := make(map[string]bool, len(order))
-	for _, ch := range order {
-		start := len(buf)
-		for _, t := range sorted {
-			for _, w := range t.writes {
-				if w.channel == ch {
-					buf = append(buf, w.value)
-				}
-			}
-		}
-		c := r.channels[ch]
-		changed, err := c.update(buf[start:len(buf):len(buf)])
+	from := 0
+	for _, c := range order {
+		to := counts[c]
+		changed, err := r.chans[c].update(values[from:to:to])
+		from = to
 		if err != nil {
-			return nil, err
+			clear(values)
+			b.values = values[:0]
+			return err
 		}
 		if changed {
-			r.cp.ChannelVersions[ch] = next
-			if _, ok := c.get(); ok {
-				updated[ch] = true
+			r.vers.set(c, next)
+			if _, ok := r.chans[c].get(); ok {
+				upd[c] = true
 			}
 		}
 	}
+	// the values stay referenced by the channels that kept them, not here
+	clear(values)
+	b.values = values[:0]
 	if bump {
-		if err := r.updateUnwritten(updated, next); err != nil {
-			return nil, err
+		if err := r.updateUnwritten(upd, next); err != nil {
+			return err
 		}
 	}
-	return updated, nil
+	return nil
+}
+
+// writeChannel is the number of the channel a write applies to, -1 for a
+// special channel or one the graph does not have.
+func (r *run) writeChannel(ch string) int {
+	switch ch {
+	case chNoWrites, chPush, chResume, chInterrupt, chReturn, chError:
+		return -1
+	}
+	return r.g.chanOf(ch)
 }
 
 // markSeen records, for each task's node, the versions of the channels
 // that triggered it.
 func (r *run) markSeen(sorted []*task) {
 	for _, t := range sorted {
+		if len(t.triggers) == 0 {
+			continue
+		}
+		row := r.g.seenRow(t.name)
 		for _, ch := range t.triggers {
-			if v, ok := r.cp.ChannelVersions[ch]; ok {
-				seen := r.cp.VersionsSeen[t.name]
-				if seen == nil {
-					seen = map[string]int64{}
-					r.cp.VersionsSeen[t.name] = seen
+			c := r.g.chanOf(ch)
+			if c < 0 {
+				// a trigger the graph has no channel for (push, interrupt)
+				// has a version only when a stored checkpoint brought one
+				if v, ok := r.vers.extraCur[ch]; ok {
+					r.markSeenByName(t.name, row, ch, v)
 				}
-				seen[ch] = v
+				continue
+			}
+			if v, ok := r.vers.get(c); ok {
+				if row >= 0 {
+					r.vers.markSeen(row, c, v)
+				} else {
+					r.vers.addExtraSeen(t.name, ch, v)
+				}
 			}
 		}
 	}
 }
 
-// nextVersion is one above the highest channel version.
-func (r *run) nextVersion() int64 {
-	var max int64
-	for _, v := range r.cp.ChannelVersions {
-		if v > max {
-			max = v
-		}
+// markSeenByName records a seen version of a channel the graph does not
+// have.
+func (r *run) markSeenByName(node string, row int, ch string, v int64) {
+	if row >= 0 {
+		r.vers.rowHas[row] = true
 	}
-	return max + 1
+	r.vers.addExtraSeen(node, ch, v)
 }
 
 // consumeTriggers lets every channel that triggered a task consume its
 // value, once, giving a channel that changed by it version next.
 func (r *run) consumeTriggers(sorted []*task, next int64) {
-	var consumed []string // a step has few triggers
+	b := &r.scratchBuf
+	if len(b.consumed) < len(r.chans) {
+		b.consumed = make([]bool, len(r.chans))
+	}
+	consumed := b.consumed[:len(r.chans)]
+	clear(consumed)
+	tasks := r.g.chanOf(chTasks)
 	for _, t := range sorted {
 		for _, ch := range t.triggers {
-			if slices.Contains(consumed, ch) {
+			c := r.g.chanOf(ch)
+			if c < 0 || consumed[c] {
 				continue
 			}
-			consumed = append(consumed, ch)
-			if c := r.channels[ch]; c != nil && ch != chTasks {
-				if c.consume() {
-					r.cp.ChannelVersions[ch] = next
-				}
+			consumed[c] = true
+			if c != tasks && r.chans[c].consume() {
+				r.vers.set(c, next)
 			}
 		}
 	}
 }
 
 // updateUnwritten gives every channel with a value that the step did not
-// write an empty update (ephemeral values clear), in channel order, and
-// adds those that changed and still hold a value to updated.
-func (r *run) updateUnwritten(updated map[string]bool, next int64) error {
-	for _, ch := range r.g.channelOrder {
-		if updated[ch] {
+// update (upd) an empty update (ephemeral values clear), in channel order,
+// and marks in upd those that changed and still hold a value.
+func (r *run) updateUnwritten(upd []bool, next int64) error {
+	for c, ch := range r.chans {
+		if upd[c] {
 			continue
 		}
-		c := r.channels[ch]
-		if _, ok := c.get(); !ok {
+		if _, ok := ch.get(); !ok {
 			continue
 		}
-		changed, err := c.update(nil)
+		changed, err := ch.update(nil)
 		if err != nil {
 			return err
 		}
 		if changed {
-			r.cp.ChannelVersions[ch] = next
-			if _, ok := c.get(); ok {
-				updated[ch] = true
+			r.vers.set(c, next)
+			if _, ok := ch.get(); ok {
+				upd[c] = true
 			}
 		}
 	}
 	return nil
-}
-
-func taskSortKey(t *task) string {
-	if t.name == inputName || t.node == nil {
-		return "~"
-	}
-	return t.pathStr()
 }
 
 // putCheckpoint takes a checkpoint of the channels and advances the step
 // (PregelLoop._put_checkpoint).
 func (r *run) putCheckpoint(source string) error {
 	if r.saver == nil {
-		// nothing stores it: the run needs only the versions and an ID
-		// (the IDs of the next step's messages are derived from it)
-		r.localIDs++
-		r.cp = &Checkpoint{V: 4, ID: uuidFromHash("checkpoint", r.seed, strconv.Itoa(r.localIDs)), ChannelVersions: r.cp.ChannelVersions, VersionsSeen: r.cp.VersionsSeen}
+		// nothing stores it, and nothing reads its ID: the IDs a run
+		// without a saver makes up come from its seed and the steps
+		// (fastID)
 		r.meta = CheckpointMetadata{Source: source, Step: r.step}
 		r.step++
 		return nil
 	}
-	values := make(map[string]any, len(r.cp.ChannelVersions))
-	for ch := range r.cp.ChannelVersions {
-		c := r.channels[ch]
-		if c == nil {
-			continue
-		}
-		if v, ok := c.checkpoint(); ok {
-			values[ch] = v
-		}
-	}
-	upd := make([]string, 0, len(r.updated))
-	for ch := range r.updated {
-		upd = append(upd, ch)
-	}
-	sort.Strings(upd)
-	var prefix map[string]int
-	for ch := range values {
-		switch c := r.channels[ch].(type) {
-		case *binop:
-			if c.prefix >= 0 {
-				if prefix == nil {
-					prefix = map[string]int{}
-				}
-				prefix[ch] = c.prefix
+	cp := r.checkpoint()
+	if r.parents == nil {
+		// the same for every checkpoint of the run: the parent's
+		// checkpoint does not change while this run is its task
+		r.parents = map[string]string{}
+		if n := r.nest; n != nil && n.parent.saver != nil {
+			// a subgraph's checkpoint names its parents' (metadata "parents")
+			for k, v := range n.parent.meta.Parents {
+				r.parents[k] = v
 			}
-			c.resetPrefix()
-		case *messagesChan:
-			if prefix == nil {
-				prefix = map[string]int{}
-			}
-			prefix[ch] = c.prefix
-			c.resetPrefix()
-			r.g.lists.put(c)
+			r.parents[n.parent.ns()] = n.parent.cpCfg.CheckpointID
 		}
 	}
-	cp := &Checkpoint{V: 4, TS: r.g.clock.Now().UTC().Format(time.RFC3339Nano), ChannelValues: values, ChannelVersions: r.cp.ChannelVersions, VersionsSeen: r.cp.VersionsSeen, UpdatedChannels: upd, ListPrefix: prefix}
-	parents := map[string]string{}
-	if n := r.nest; n != nil && n.parent.saver != nil {
-		// a subgraph's checkpoint names its parents' (metadata "parents")
-		for k, v := range n.parent.meta.Parents {
-			parents[k] = v
-		}
-		parents[n.parent.ns()] = n.parent.cpCfg.CheckpointID
-	}
-	r.meta = CheckpointMetadata{Source: source, Step: r.step, Parents: parents}
-	// Put keeps a copy (Checkpointer.Put), so the run goes on with cp
+	r.meta = CheckpointMetadata{Source: source, Step: r.step, Parents: r.parents}
 	cfg, err := r.saver.Put(r.ctx, r.cpCfg, cp, r.meta)
 	if err != nil {
 		return fmt.Errorf("save checkpoint of thread %q at step %d: %w", r.cfg.ThreadID, r.step, err)
 	}
-	cp.ID = cfg.CheckpointID
+	r.cpID = cfg.CheckpointID
 	r.parentCfg, r.parentLoaded = nil, false
 	if r.cpCfg.CheckpointID != "" {
-		prev := r.cpCfg
-		r.parentCfg = &prev
+		// in the run's own slot: a new pointer per checkpoint allocated
+		r.prevCfg = r.cpCfg
+		r.parentCfg = &r.prevCfg
 	}
 	r.cpCfg = cfg
-	// cp shares its version maps with the checkpoint it replaces, which
-	// nothing else holds
-	r.cp = cp
 	r.step++
 	return nil
+}
+
+// checkpoint is the checkpoint of the run's channels and versions, for its
+// saver: every map in it is new or, for the versions seen by nodes that
+// did not run, the one the previous checkpoint had, and the run changes
+// none of them afterwards.
+func (r *run) checkpoint() *Checkpoint {
+	g := r.g
+	values := make(map[string]any, len(r.chans))
+	var prefix map[string]int
+	for c, ch := range r.chans {
+		if _, has := r.vers.get(c); !has {
+			continue
+		}
+		v, ok := ch.checkpoint()
+		if !ok {
+			continue
+		}
+		name := g.chanNames[c]
+		values[name] = v
+		switch ch := ch.(type) {
+		case *binop:
+			if ch.prefix >= 0 {
+				if prefix == nil {
+					prefix = map[string]int{}
+				}
+				prefix[name] = ch.prefix
+			}
+			ch.resetPrefix()
+		case *messagesChan:
+			if prefix == nil {
+				prefix = map[string]int{}
+			}
+			prefix[name] = ch.prefix
+			ch.resetPrefix()
+			g.lists.put(ch)
+		}
+	}
+	if prefix != nil && maps.Equal(prefix, r.put.prefix) {
+		prefix = r.put.prefix
+	}
+	r.put.prefix = prefix
+	seen := r.vers.versionsSeen(g, r.put.seen)
+	r.put.seen = seen
+	return &Checkpoint{V: 4, TS: g.clock.Now().UTC().Format(time.RFC3339Nano), ChannelValues: values, ChannelVersions: r.vers.channelVersions(g), VersionsSeen: seen, UpdatedChannels: r.updatedChannels(), ListPrefix: prefix}
+}
+
+// updatedChannels lists the channels the last superstep updated, sorted:
+// the list of the previous checkpoint when it is the same.
+func (r *run) updatedChannels() []string {
+	var buf [8]string
+	upd := buf[:0]
+	if r.updatedKnown {
+		for c, u := range r.updated {
+			if u {
+				upd = append(upd, r.g.chanNames[c])
+			}
+		}
+		slices.Sort(upd)
+	}
+	// supersteps often alternate between two lists (W3: the agent's
+	// writes, then the tools'): the two last lists made are reused
+	for i, prev := range r.put.updated {
+		if prev != nil && slices.Equal(upd, prev) {
+			r.put.updated[0], r.put.updated[i] = prev, r.put.updated[0]
+			return prev
+		}
+	}
+	// never nil: a checkpoint lists none as []
+	made := append(make([]string, 0, len(upd)), upd...)
+	r.put.updated[1], r.put.updated[0] = r.put.updated[0], made
+	return made
 }
 
 // exitInterrupted ends a paused run: streams the interrupt and the state.
@@ -1750,7 +2163,7 @@ func (r *run) exitInterrupted(nodeInterrupts []InterruptValue) error {
 	r.paused, r.pausedBy = true, nodeInterrupts
 	if nodeInterrupts == nil {
 		// interrupt_before / interrupt_after carry no value
-		if r.modes[StreamUpdates] {
+		if r.modes.has(StreamUpdates) {
 			r.emit(StreamPart{Mode: StreamUpdates, Data: map[string]any{InterruptKey: []InterruptValue{}}})
 		}
 		return nil
@@ -1763,8 +2176,8 @@ func (r *run) exitInterrupted(nodeInterrupts []InterruptValue) error {
 		}
 	}
 	if len(withWrites) > 0 {
-		upd, err := r.applyWrites(withWrites)
-		if err != nil {
+		upd := make([]bool, len(r.chans))
+		if err := r.applyWrites(withWrites, upd); err != nil {
 			return err
 		}
 		if r.outputUpdated(upd, withWrites) {

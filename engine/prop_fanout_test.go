@@ -10,11 +10,11 @@ import (
 )
 
 // TestPropFanOutRunsEachCallOnce: fanOut calls do once for every index,
-// never more than limit at a time, and returns only when every call has
-// returned, whatever mix of calls that spin and calls that block it gets.
-// When the calls of a batch wait for each other (a barrier of
-// min(limit, n) calls), fanOut must give each its own worker: a pool
-// that only grew with the processors would deadlock.
+// never more than limit at a time, on at most min(n, limit) workers, and
+// returns only when every call has returned, whatever mix of calls that
+// spin and calls that block it gets. When the calls of a batch wait for
+// each other (a barrier of min(limit, n) calls), fanOut must give each its
+// own worker: a pool that only grew with the processors would deadlock.
 func TestPropFanOutRunsEachCallOnce(t *testing.T) {
 	rapid.Check(t, propFanOutRunsEachCallOnce)
 }
@@ -37,7 +37,7 @@ func propFanOutRunsEachCallOnce(t *rapid.T) {
 	arrived := 0
 	var mu sync.Mutex
 	release := make(chan struct{})
-	fanOut(n, limit, func(i int) {
+	workers := fanOutWorkers(n, limit, func(i int) {
 		r := running.Add(1)
 		for p := peak.Load(); r > p && !peak.CompareAndSwap(p, r); p = peak.Load() {
 		}
@@ -78,5 +78,8 @@ func propFanOutRunsEachCallOnce(t *rapid.T) {
 	}
 	if limit > 0 && int(peak.Load()) > limit {
 		t.Fatalf("peak concurrency %d above the limit %d", peak.Load(), limit)
+	}
+	if workers > width || (n > 0 && workers < 1) {
+		t.Fatalf("%d workers for %d calls at most %d at a time", workers, n, width)
 	}
 }

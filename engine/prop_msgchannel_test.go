@@ -185,7 +185,7 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 			newID := func() string { ids++; return fmt.Sprintf("input%d", ids) }
 			out, h := normalizeKnownList(k, newID)
 			ids = 0
-			want, _ := AddMessagesReducer{}.normalizeWrite(k.list, newID)
+			want, _ := AddMessagesReducer{}.normalizeWrite(k.list, funcIDs(newID), false)
 			if got, want := renderMsgs(out), renderMsgs(want.([]Message)); !slices.Equal(got, want) {
 				t.Fatalf("normalized input:\n got %v\nwant %v", got, want)
 			}
@@ -239,3 +239,8 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 		}
 	})
 }
+
+// funcIDs is an idSource that calls a function.
+type funcIDs func() string
+
+func (f funcIDs) nextID() string { return f() }

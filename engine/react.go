@@ -298,7 +298,8 @@ func (a *reactAgent) build() (*Graph, error) {
 		}
 		return g.Compile(a.compileOptions())
 	}
-	g.AddNode("tools", a.tools.Node())
+	toolsFn, sendArg := a.tools.graphNode()
+	g.AddNode("tools", toolsFn, sendArg)
 	var agentPaths []string
 	postPaths := []string{entry, "tools"}
 	if a.cfg.PostModelHook != nil {
@@ -544,10 +545,11 @@ func (a *reactAgent) callModel(ctx context.Context, state State) (any, error) {
 		return nil, fmt.Errorf("model returned a %q message, expected an AI message", resp.Type)
 	}
 	resp.Name = a.cfg.Name
+	// the list is the node's own: the run may give resp its ID in place
 	if a.moreStepsNeeded(state, resp) {
-		return State{"messages": []Message{{Type: TypeAI, ID: resp.ID, Content: Text(SorryNeedMoreSteps)}}}, nil
+		return messageUpdate("messages", Message{Type: TypeAI, ID: resp.ID, Content: Text(SorryNeedMoreSteps)}), nil
 	}
-	return State{"messages": []Message{resp}}, nil
+	return messageUpdate("messages", resp), nil
 }
 
 // moreStepsNeeded is _are_more_steps_needed: a tool-calling answer when

@@ -25,20 +25,29 @@ func (AddMessagesReducer) Reduce(current, update any) (any, error) {
 }
 
 // normalizeWrite coerces a write to []Message and gives messages without an
-// ID one from newID, before the write is applied or streamed.
-func (AddMessagesReducer) normalizeWrite(v any, newID func() string) (any, error) {
+// ID one from ids, before the write is applied or streamed: in a copy of
+// the list, or with inPlace in the list itself when it is a []Message.
+func (AddMessagesReducer) normalizeWrite(v any, ids idSource, inPlace bool) (any, error) {
 	msgs, err := MessagesFromValue(v)
 	if err != nil {
 		return nil, err
 	}
+	_, isList := v.([]Message)
 	var out []Message
+	if inPlace && isList {
+		out = msgs
+	}
 	for i, m := range msgs {
 		if m.ID == "" {
 			if out == nil {
 				out = append([]Message(nil), msgs...)
 			}
-			out[i].ID = newID()
+			out[i].ID = ids.nextID()
 		}
+	}
+	if isList && (out == nil || inPlace) {
+		// v holds msgs itself: boxing it again would allocate
+		return v, nil
 	}
 	if out == nil {
 		return msgs, nil
@@ -50,7 +59,7 @@ func (AddMessagesReducer) normalizeWrite(v any, newID func() string) (any, error
 // superstep applies them (and before single-task update chunks are
 // streamed), as add_messages assigns IDs in LangGraph.
 type writeNormalizer interface {
-	normalizeWrite(v any, newID func() string) (any, error)
+	normalizeWrite(v any, ids idSource, inPlace bool) (any, error)
 }
 
 // AddMessages merges right into left as the add_messages reducer does.

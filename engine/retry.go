@@ -162,7 +162,7 @@ func (r *run) runWithRetry(t *task, attempt func() error) error {
 		}
 		wait := policy.interval(attempts)
 		if policy.Jitter {
-			wait += time.Duration(jitterFraction(t.id, attempts) * float64(time.Second))
+			wait += time.Duration(jitterFraction(t.taskID(), attempts) * float64(time.Second))
 		}
 		if serr := r.g.clock.Sleep(r.ctx, wait); serr != nil {
 			return serr

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -106,13 +107,20 @@ func (g *Graph) GetStateHistory(ctx context.Context, cfg Config, opts ListOption
 
 // snapshotRun is a run used only to read a checkpoint.
 func (g *Graph) readRun(ctx context.Context, cfg Config, saved *CheckpointTuple) *run {
-	r := &run{g: g, ctx: ctx, cfg: cfg, modes: map[StreamMode]bool{}, saver: g.checkpointer}
-	r.yield = func(StreamPart) bool { return true }
-	r.cp = copyCheckpoint(saved.Checkpoint)
+	r := g.newReadRun(ctx, cfg)
+	r.loadCheckpoint(saved.Checkpoint)
 	r.meta = saved.Metadata
 	r.cpCfg = saved.Config
 	r.pending = append([]PendingWrite(nil), saved.PendingWrites...)
-	r.channels = g.channelsFrom(r.cp)
+	return r
+}
+
+// newReadRun returns a run of g that streams nothing, with no checkpoint
+// loaded.
+func (g *Graph) newReadRun(ctx context.Context, cfg Config) *run {
+	r := &run{g: g, ctx: ctx, cfg: cfg, saver: g.checkpointer, vers: newVersions(g)}
+	r.yield = func(StreamPart) bool { return true }
+	r.updated = make([]bool, len(g.chanNames))
 	return r
 }
 
@@ -135,7 +143,7 @@ func (g *Graph) snapshot(ctx context.Context, cfg Config, saved *CheckpointTuple
 		}
 	}
 	if len(null) > 0 {
-		if _, err := r.applyWrites([]*task{{name: inputName, writes: null}}); err != nil {
+		if err := r.applyWrites([]*task{{name: inputName, writes: null}}, r.updated); err != nil {
 			return nil, err
 		}
 	}
@@ -159,13 +167,13 @@ func (g *Graph) snapshot(ctx context.Context, cfg Config, saved *CheckpointTuple
 			}
 		}
 		if len(with) > 0 {
-			if _, err := r.applyWrites(with); err != nil {
+			if err := r.applyWrites(with, r.updated); err != nil {
 				return nil, err
 			}
 		}
 	}
 	snap := &StateSnapshot{
-		Values:    r.readState(g.streamKeys, nil),
+		Values:    r.readState(g.streamRefs, nil),
 		Config:    saved.Config,
 		CreatedAt: saved.Checkpoint.TS,
 	}
@@ -259,11 +267,10 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 			return CheckpointConfig{}, err
 		}
 	}
-	upd, err := r.applyWrites([]*task{t})
-	if err != nil {
+	if err := r.applyWrites([]*task{t}, r.updated); err != nil {
 		return CheckpointConfig{}, err
 	}
-	r.updated = upd
+	r.updatedKnown = true
 	if err := r.putCheckpointMeta("update", step+1); err != nil {
 		return CheckpointConfig{}, err
 	}
@@ -279,10 +286,8 @@ func (g *Graph) updateRun(ctx context.Context, cfg Config, saved *CheckpointTupl
 		r.cpCfg.Fork = cfg.CheckpointID != "" // an update of a past checkpoint branches
 		return r, saved.Metadata.Step
 	}
-	r := &run{g: g, ctx: ctx, cfg: cfg, modes: map[StreamMode]bool{}, saver: g.checkpointer}
-	r.yield = func(StreamPart) bool { return true }
-	r.cp = emptyCheckpoint()
-	r.channels = g.channelsFrom(r.cp)
+	r := g.newReadRun(ctx, cfg)
+	r.chans = g.channelsFrom(nil)
 	r.cpCfg = CheckpointConfig{ThreadID: cfg.ThreadID}
 	return r, -1
 }
@@ -296,12 +301,12 @@ func (r *run) closeTasks(hasSaved bool, step int) (CheckpointConfig, error) {
 		if err != nil {
 			return CheckpointConfig{}, err
 		}
-		if _, err := r.applyWrites(tasks); err != nil {
+		if err := r.applyWrites(tasks, r.updated); err != nil {
 			return CheckpointConfig{}, err
 		}
 	}
 	r.step = step
-	r.updated = nil
+	r.updatedKnown = false
 	if err := r.putCheckpointMeta("update", step+1); err != nil {
 		return CheckpointConfig{}, err
 	}
@@ -324,8 +329,12 @@ func (r *run) updateTask(saved *CheckpointTuple, asNode string, step int) (*task
 		}
 	}
 	if asNode == "" {
+		var seen map[string]map[string]int64
+		if saved != nil {
+			seen = saved.Checkpoint.VersionsSeen
+		}
 		var err error
-		asNode, err = g.lastNode(r.cp)
+		asNode, err = g.lastNode(seen)
 		if err != nil {
 			return nil, err
 		}
@@ -334,7 +343,7 @@ func (r *run) updateTask(saved *CheckpointTuple, asNode string, step int) (*task
 	if node == nil || asNode == End {
 		return nil, NewError("InvalidUpdateError", fmt.Sprintf("Node %s does not exist", asNode))
 	}
-	taskID := uuidFromHash(r.cp.ID, chInterrupt, asNode)
+	taskID := uuidFromHash(r.cpID, chInterrupt, asNode)
 	if ids := prepared[asNode]; len(ids) > 0 {
 		taskID = ids[0]
 	}
@@ -343,25 +352,41 @@ func (r *run) updateTask(saved *CheckpointTuple, asNode string, step int) (*task
 	return t, nil
 }
 
+// updateTarget is the writeTarget of UpdateState: the writes of its task,
+// normalized with IDs hashed from the run's seed, the task and a counter.
+type updateTarget struct {
+	r *run
+	t *task
+	n int
+}
+
+func (u *updateTarget) nextID() string {
+	u.n++
+	return uuidFromHash(u.r.seed, "update", u.t.id, strconv.Itoa(u.n))
+}
+
+func (u *updateTarget) emit(w write) {
+	nw, err := u.r.normalizeOne(w, u)
+	if err != nil {
+		nw = w
+	}
+	u.t.writes = append(u.t.writes, nw)
+}
+
+func (u *updateTarget) emitAll(ws []write) {
+	for _, w := range ws {
+		u.emit(w)
+	}
+}
+
+func (u *updateTarget) read() (State, error) { return u.r.freshState(u.t, u.t.writes) }
+
 // runUpdateWriters passes values through the writers of t's node, as if
 // the node had returned them, collecting the writes on t.
 func (r *run) runUpdateWriters(ctx context.Context, t *task, values any) error {
-	n := 0
-	emit := func(ws ...write) {
-		for _, w := range ws {
-			nw, err := r.normalizeOne(w, func() string {
-				n++
-				return uuidFromHash(r.seed, "update", t.id, fmt.Sprint(n))
-			})
-			if err != nil {
-				nw = w
-			}
-			t.writes = append(t.writes, nw)
-		}
-	}
-	read := func() (State, error) { return r.freshState(t, t.writes) }
+	target := &updateTarget{r: r, t: t}
 	for _, wr := range t.node.writers {
-		if err := wr(ctx, values, read, emit); err != nil {
+		if err := wr(ctx, values, target); err != nil {
 			return err
 		}
 	}
@@ -398,7 +423,7 @@ func (r *run) putCheckpointMeta(source string, step int) error {
 
 // lastNode finds the node that last updated the state (update_state with
 // no as_node).
-func (g *Graph) lastNode(cp *Checkpoint) (string, error) {
+func (g *Graph) lastNode(versionsSeen map[string]map[string]int64) (string, error) {
 	realNodes := 0
 	var only string
 	for name := range g.nodes {
@@ -409,7 +434,7 @@ func (g *Graph) lastNode(cp *Checkpoint) (string, error) {
 		return only, nil
 	}
 	anySeen := false
-	for _, seen := range cp.VersionsSeen {
+	for _, seen := range versionsSeen {
 		for _, v := range seen {
 			if v != 0 {
 				anySeen = true
@@ -424,7 +449,7 @@ func (g *Graph) lastNode(cp *Checkpoint) (string, error) {
 		n string
 	}
 	var all []vn
-	for n, seen := range cp.VersionsSeen {
+	for n, seen := range versionsSeen {
 		if g.nodes[n] == nil {
 			continue
 		}

@@ -66,7 +66,7 @@ func (sub *Graph) subgraphNode(ctx context.Context, state State) (any, error) {
 		return nil, errors.New("subgraph: run outside of a graph task")
 	}
 	parent := sp.run
-	r := &run{g: sub, ctx: ctx, cfg: parent.cfg, modes: map[StreamMode]bool{}, outKeys: sub.stateKeys,
+	r := &run{g: sub, ctx: ctx, cfg: parent.cfg, outKeys: sub.stateKeys, outRefs: sub.stateRefs,
 		nest: &nesting{parent: parent, sp: sp, ns: sp.taskNS()}}
 	r.cfg.CheckpointID = ""
 	if r.cfg.RecursionLimit == 0 {
@@ -74,9 +74,7 @@ func (sub *Graph) subgraphNode(ctx context.Context, state State) (any, error) {
 	}
 	r.resumeMap = parent.resumeMap
 	if parent.cfg.Subgraphs {
-		for m := range parent.modes {
-			r.modes[m] = true
-		}
+		r.modes = parent.modes
 	}
 	r.yield = func(p StreamPart) bool {
 		if p.Namespace == nil {
@@ -102,7 +100,7 @@ func (sub *Graph) subgraphNode(ctx context.Context, state State) (any, error) {
 	if r.paused {
 		return nil, &InterruptError{Interrupts: r.pausedBy}
 	}
-	return r.readState(sub.stateKeys, nil), nil
+	return r.readState(sub.stateRefs, nil), nil
 }
 
 // subgraphInput is nil (continue) when the subgraph already has a

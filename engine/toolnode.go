@@ -258,11 +258,38 @@ const (
 // Node returns the ToolNode as a graph node.
 func (n *ToolNode) Node() NodeFunc {
 	return func(ctx context.Context, state State) (any, error) {
+		var out any
+		var err error
 		if arg, ok := state[SendArgKey]; ok {
-			return n.Invoke(ctx, arg)
+			out, err = n.Invoke(ctx, arg)
+		} else {
+			out, err = n.Invoke(ctx, state)
 		}
-		return n.Invoke(ctx, state)
+		if s, ok := out.(State); ok && err == nil {
+			// the tool messages are a list the node made: the task may
+			// give them their IDs in place (see scratchpad.ownList)
+			if msgs, ok := s[n.opts.MessagesKey].([]Message); ok {
+				if sp := scratchpadFrom(ctx); sp != nil {
+					sp.ownList(msgs)
+				}
+			}
+		}
+		return out, err
 	}
+}
+
+// graphNode is Node for the agents this package builds, with the option
+// that adds it: a call sent to the node reaches it without a State around
+// it (withSendArg), and its tool messages come as a nodeUpdate the run may
+// give IDs in place.
+func (n *ToolNode) graphNode() (NodeFunc, NodeOption) {
+	fn := func(ctx context.Context, state State) (any, error) {
+		if arg, ok := state[SendArgKey]; ok {
+			return n.invoke(ctx, arg, true)
+		}
+		return n.invoke(ctx, state, true)
+	}
+	return fn, withSendArg(func(ctx context.Context, arg any) (any, error) { return n.invoke(ctx, arg, true) })
 }
 
 // Invoke runs the node on its own. input is a state (State or
@@ -271,13 +298,18 @@ func (n *ToolNode) Node() NodeFunc {
 // the tool messages under the messages key ([]Message for list input),
 // or, when a tool returned a Command, a []any of states and commands.
 func (n *ToolNode) Invoke(ctx context.Context, input any) (any, error) {
+	return n.invoke(ctx, input, false)
+}
+
+// invoke is Invoke; inGraph gives the result as graphNode does.
+func (n *ToolNode) invoke(ctx context.Context, input any, inGraph bool) (any, error) {
 	if tc, ok := input.(ToolCallWithContext); ok {
 		// one call sent by a v2 agent (the usual case): no lists to build
 		msgs := make([]Message, 1)
 		var cmds [1]*Command
 		var errs [1]error
 		msgs[0], cmds[0], errs[0] = n.runOne(ctx, tc.Call, tc.State, inputToolCalls, RuntimeFrom(ctx))
-		return n.collect(msgs, cmds[:], errs[:], inputToolCalls)
+		return n.collect(msgs, cmds[:], errs[:], inputToolCalls, inGraph)
 	}
 	calls, states, kind, err := n.parseInput(input)
 	if err != nil {
@@ -313,7 +345,7 @@ func (n *ToolNode) Invoke(ctx context.Context, input any) (any, error) {
 			msgs[i], cmds[i], errs[i] = n.runOne(ctx, calls[i], states[i], kind, rt)
 		})
 	}
-	return n.collect(msgs, cmds, errs, kind)
+	return n.collect(msgs, cmds, errs, kind, inGraph)
 }
 
 // runPrepared runs the calls on fanOut's workers: calls that do not block
@@ -344,7 +376,7 @@ func (n *ToolNode) runPrepared(ctx context.Context, calls []ToolCall, states []S
 
 // collect returns the node's output: the interrupts raised, else the first
 // error in call order, else the combined results.
-func (n *ToolNode) collect(msgs []Message, cmds []*Command, errs []error, kind inputKind) (any, error) {
+func (n *ToolNode) collect(msgs []Message, cmds []*Command, errs []error, kind inputKind, inGraph bool) (any, error) {
 	var interrupts []InterruptValue
 	for _, err := range errs {
 		if err == nil {
@@ -363,7 +395,7 @@ func (n *ToolNode) collect(msgs []Message, cmds []*Command, errs []error, kind i
 			return nil, err
 		}
 	}
-	return n.combine(msgs, cmds, kind), nil
+	return n.combine(msgs, cmds, kind, inGraph), nil
 }
 
 func (n *ToolNode) parseInput(input any) ([]ToolCall, []State, inputKind, error) {
@@ -505,14 +537,28 @@ func (e injectError) Error() string { return e.err.Error() }
 // lives on its caller's stack: allocated by prepare it cost 300 bytes per
 // call.
 type preparedCall struct {
-	req  ToolCallRequest
-	def  ToolDef
+	req ToolCallRequest
+	// def is the registered tool's definition (read only), nil for a tool
+	// a wrapper swapped in, whose definition is own (see definition): a
+	// pointer, not a copy of 136 bytes for every function the call goes
+	// through
+	def  *ToolDef
+	own  ToolDef
 	inv  ToolInvocation
 	done bool
 	// the answer: a tool message, a command (cmd != nil) or an error
 	msg Message
 	cmd *Command
 	err error
+}
+
+// definition is the called tool's definition. (Storing &p.own in p.def
+// would move every preparedCall to the heap.)
+func (p *preparedCall) definition() *ToolDef {
+	if p.def != nil {
+		return p.def
+	}
+	return &p.own
 }
 
 // prepare looks the tool up, injects arguments and validates them, into p.
@@ -532,8 +578,7 @@ func (n *ToolNode) prepare(p *preparedCall, req ToolCallRequest, kind inputKind)
 	if !ok {
 		idx = -1
 	}
-	inv, def, result, err := n.validateCall(idx, req, kind)
-	p.def, p.inv = def, inv
+	result, err := n.validateCall(idx, p, kind)
 	if ie, ok := err.(injectError); ok {
 		// _execute_tool_sync injects before its try: no handler sees it
 		p.done, p.err = true, ie.err
@@ -541,51 +586,60 @@ func (n *ToolNode) prepare(p *preparedCall, req ToolCallRequest, kind inputKind)
 	}
 	if err != nil || result != nil {
 		p.done = true
-		p.msg, p.cmd, p.err = n.settle(result, err, call, def, kind)
+		n.settle(p, result, err, kind)
 	}
 }
 
 // finish runs a prepared call and shapes its result, into p.
 func (n *ToolNode) finish(ctx context.Context, p *preparedCall, kind inputKind) {
-	result, err := n.runTool(ctx, p.req.Tool, p.def, p.inv)
-	p.msg, p.cmd, p.err = n.settle(result, err, p.req.Call, p.def, kind)
+	result, err := n.runTool(ctx, p.req.Tool, p.definition(), &p.inv)
+	n.settle(p, result, err, kind)
 }
 
 // settle applies the error handling to a call's outcome, or shapes its
-// result into a tool message.
-func (n *ToolNode) settle(result any, err error, call ToolCall, def ToolDef, kind inputKind) (Message, *Command, error) {
+// result into a tool message, into p.
+func (n *ToolNode) settle(p *preparedCall, result any, err error, kind inputKind) {
+	call := &p.req.Call
 	if err != nil {
 		var ie *InterruptError
 		if errors.As(err, &ie) {
-			return Message{}, nil, err
+			p.err = err
+			return
 		}
 		if content, handled := n.handleError(err); handled {
-			return Message{Type: TypeTool, Content: Text(content), Name: call.Name, ToolCallID: call.ID, Status: StatusError}, nil, nil
+			p.msg = Message{Type: TypeTool, Content: Text(content), Name: call.Name, ToolCallID: call.ID, Status: StatusError}
+			return
 		}
-		return Message{}, nil, err
+		p.err = err
+		return
 	}
-	return n.shapeResult(result, call, def, kind)
+	p.cmd, p.err = n.shapeResult(&p.msg, result, call, p.definition(), kind)
 }
 
-// validateCall injects arguments and validates them. A non-nil result is
-// the call's answer without running the tool (handled invalid arguments).
-func (n *ToolNode) validateCall(idx int, req ToolCallRequest, kind inputKind) (inv ToolInvocation, def ToolDef, result any, err error) {
+// validateCall injects arguments and validates them, setting p's
+// definition and invocation. A non-nil result is the call's answer
+// without running the tool (handled invalid arguments).
+func (n *ToolNode) validateCall(idx int, p *preparedCall, kind inputKind) (result any, err error) {
+	req := &p.req
 	call, rt, state := req.Call, req.Runtime, req.State
 	tool := req.Tool
-	def = tool.Definition()
 	var schema *Schema
 	if idx >= 0 && n.tools[idx] == tool {
-		schema = n.schemas[idx]
+		// the registered tool: its definition and schema as NewToolNode
+		// took them
+		p.def, schema = &n.defs[idx], n.schemas[idx]
 	} else {
 		// a wrapper swapped the tool: validate against its own schema
-		params := def.Parameters
+		p.own, p.def = tool.Definition(), nil
+		params := p.own.Parameters
 		if params == nil {
 			params = NewObject("type", "object", "properties", &Object{})
 		}
-		if schema, err = CompileSchema(def.Name, params); err != nil {
-			return inv, def, nil, fmt.Errorf("tool %q: parameters: %w", def.Name, err)
+		if schema, err = CompileSchema(p.own.Name, params); err != nil {
+			return nil, fmt.Errorf("tool %q: parameters: %w", p.own.Name, err)
 		}
 	}
+	def := p.definition()
 	var injected map[string]any
 	args := call.Args
 	if args == nil {
@@ -599,7 +653,7 @@ func (n *ToolNode) validateCall(idx int, req ToolCallRequest, kind inputKind) (i
 			args.Delete(inj.Arg)
 			v, err := n.injectValue(inj, call, state, kind, rt)
 			if err != nil {
-				return inv, def, nil, injectError{err}
+				return nil, injectError{err}
 			}
 			injected[inj.Arg] = v
 		}
@@ -607,28 +661,28 @@ func (n *ToolNode) validateCall(idx int, req ToolCallRequest, kind inputKind) (i
 	validated, verr := schema.Validate(args)
 	if verr != nil {
 		if def.HandleValidationError.Enabled {
-			return inv, def, ToolResult{Content: def.HandleValidationError.content(verr), Status: StatusError}, nil
+			return ToolResult{Content: def.HandleValidationError.content(verr), Status: StatusError}, nil
 		}
 		var ve *ValidationError
 		if n.opts.HandleToolErrors.InvalidArgsOnly && errors.As(verr, &ve) {
-			return inv, def, nil, newToolInvocationError(call.Name, modelArgs, ve)
+			return nil, newToolInvocationError(call.Name, modelArgs, ve)
 		}
-		return inv, def, nil, verr
+		return nil, verr
 	}
 	vargs, _ := validated.(*Object)
-	inv = ToolInvocation{Call: ToolCall{Name: call.Name, Args: vargs, ID: call.ID}, Injected: injected, Runtime: rt}
-	return inv, def, nil, nil
+	p.inv = ToolInvocation{Call: ToolCall{Name: call.Name, Args: vargs, ID: call.ID}, Injected: injected, Runtime: rt}
+	return nil, nil
 }
 
 // runTool calls the tool, turning a panic into an error and applying the
 // tool's own handle_tool_error to ToolExceptions.
-func (n *ToolNode) runTool(ctx context.Context, tool Tool, def ToolDef, inv ToolInvocation) (result any, err error) {
+func (n *ToolNode) runTool(ctx context.Context, tool Tool, def *ToolDef, inv *ToolInvocation) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = NewError("Exception", fmt.Sprintf("tool %q panicked: %v", inv.Call.Name, p))
 		}
 	}()
-	result, err = tool.Invoke(ctx, inv)
+	result, err = tool.Invoke(ctx, *inv)
 	if err != nil && def.HandleToolError.Enabled && isKind(err, "ToolException") {
 		return ToolResult{Content: def.HandleToolError.content(err), Status: StatusError}, nil
 	}
@@ -720,40 +774,51 @@ func allBlocks(list []any) bool {
 	return true
 }
 
-func (n *ToolNode) shapeResult(result any, call ToolCall, def ToolDef, kind inputKind) (Message, *Command, error) {
+// shapeResult makes a tool's result the call's answer: a tool message in
+// out, or a command.
+func (n *ToolNode) shapeResult(out *Message, result any, call *ToolCall, def *ToolDef, kind inputKind) (*Command, error) {
 	switch t := result.(type) {
+	case string:
+		// the usual result, first
+		*out = Message{Type: TypeTool, Content: Text(t), Name: def.Name, ToolCallID: call.ID, Status: StatusSuccess}
+		return nil, nil
 	case *Command:
 		if t == nil {
 			break
 		}
-		cmd, err := n.validateCommand(*t, call, kind)
-		return Message{}, cmd, err
+		return n.validateCommand(*t, *call, kind)
 	case Command:
-		cmd, err := n.validateCommand(t, call, kind)
-		return Message{}, cmd, err
+		return n.validateCommand(t, *call, kind)
 	case Message:
-		if t.Type != TypeTool {
-			return Message{}, nil, NewError("TypeError", fmt.Sprintf("Tool %s returned unexpected type: %s message", call.Name, t.Type))
-		}
-		m := t
-		m.Content = ToolContent(t.Content)
-		if m.Status == "" {
-			m.Status = StatusSuccess
-		}
-		return m, nil, nil
+		return n.shapeMessage(out, &t, call)
 	case *Message:
 		if t == nil {
 			break
 		}
-		return n.shapeResult(*t, call, def, kind)
+		return n.shapeMessage(out, t, call)
 	case ToolResult:
 		status := t.Status
 		if status == "" {
 			status = StatusSuccess
 		}
-		return Message{Type: TypeTool, Content: ToolContent(t.Content), Artifact: t.Artifact, Name: def.Name, ToolCallID: call.ID, Status: status}, nil, nil
+		*out = Message{Type: TypeTool, Content: ToolContent(t.Content), Artifact: t.Artifact, Name: def.Name, ToolCallID: call.ID, Status: status}
+		return nil, nil
 	}
-	return Message{Type: TypeTool, Content: ToolContent(result), Name: def.Name, ToolCallID: call.ID, Status: StatusSuccess}, nil, nil
+	*out = Message{Type: TypeTool, Content: ToolContent(result), Name: def.Name, ToolCallID: call.ID, Status: StatusSuccess}
+	return nil, nil
+}
+
+// shapeMessage makes a tool message a tool returned the call's answer.
+func (n *ToolNode) shapeMessage(out, m *Message, call *ToolCall) (*Command, error) {
+	if m.Type != TypeTool {
+		return nil, NewError("TypeError", fmt.Sprintf("Tool %s returned unexpected type: %s message", call.Name, m.Type))
+	}
+	*out = *m
+	out.Content = ToolContent(m.Content)
+	if out.Status == "" {
+		out.Status = StatusSuccess
+	}
+	return nil, nil
 }
 
 // validateCommand checks that a tool's Command answers the call with a
@@ -796,8 +861,9 @@ func (n *ToolNode) validateCommand(cmd Command, call ToolCall, kind inputKind) (
 }
 
 // combine builds the node's output from each call's answer: msgs[i],
-// or cmds[i] when it is set.
-func (n *ToolNode) combine(msgs []Message, cmds []*Command, kind inputKind) any {
+// or cmds[i] when it is set. inGraph gives the tool messages alone as a
+// nodeUpdate of msgs, which the node made for it.
+func (n *ToolNode) combine(msgs []Message, cmds []*Command, kind inputKind, inGraph bool) any {
 	hasCmd := false
 	for _, c := range cmds {
 		if c != nil {
@@ -805,8 +871,11 @@ func (n *ToolNode) combine(msgs []Message, cmds []*Command, kind inputKind) any 
 		}
 	}
 	if !hasCmd {
-		if kind == inputList {
+		switch {
+		case kind == inputList:
 			return msgs
+		case inGraph:
+			return nodeUpdate{key: n.opts.MessagesKey, value: msgs, owned: true}
 		}
 		return State{n.opts.MessagesKey: msgs}
 	}

@@ -321,3 +321,66 @@ func TestScriptExhaustionIsAnError(t *testing.T) {
 		t.Fatalf("error = %v, want the agent node failing with an exhausted script", err)
 	}
 }
+
+// TestToolNodeMessageIDsInPlaceOrCopied: the tool messages of
+// ToolNode.Node() in a graph get the same IDs whether the run gives them
+// in the node's own list (no updates streamed) or in a copy (updates
+// streamed); in a superstep of several tasks the update chunk shows them
+// as the node wrote them, without IDs, and the list the node returned is
+// not changed behind the chunk.
+func TestToolNodeMessageIDsInPlaceOrCopied(t *testing.T) {
+	tool := cityTool("t", func(_ context.Context, inv engine.ToolInvocation) (any, error) { return "ok", nil })
+	tn, err := engine.NewToolNode([]engine.Tool{tool}, engine.ToolNodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := engine.NewStateGraph(engine.MessagesField("messages"))
+	g.AddNode("tools", tn.Node())
+	g.AddNode("other", func(context.Context, engine.State) (any, error) {
+		return engine.State{"messages": []engine.Message{engine.HumanMessage("meanwhile")}}, nil
+	})
+	g.AddEdge(engine.Start, "tools").AddEdge(engine.Start, "other")
+	graph := mustCompile(t, g, engine.CompileOptions{})
+	input := engine.State{"messages": []engine.Message{{Type: engine.TypeAI, ID: "ai", ToolCalls: callsOf("t", 3)}}}
+	ctx := context.Background()
+
+	res, err := graph.Invoke(ctx, input, engine.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(msgs []engine.Message) []string {
+		var out []string
+		for _, m := range msgs {
+			out = append(out, string(m.Type)+":"+m.ID)
+		}
+		return out
+	}
+	invoked := ids(res.Values.Messages("messages"))
+
+	var streamed []string
+	var chunkIDs []string
+	for part, err := range graph.Stream(ctx, input, engine.Config{}, engine.StreamUpdates, engine.StreamValues) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch d := part.Data.(type) {
+		case engine.State:
+			streamed = ids(d.Messages("messages"))
+		case map[string]any:
+			if s, ok := d["tools"].(engine.State); ok {
+				chunkIDs = ids(s.Messages("messages"))
+			}
+		}
+	}
+	if diff := cmp.Diff(invoked, streamed); diff != "" {
+		t.Errorf("IDs of Invoke (in place) and Stream with updates (copied) differ (-invoke +stream):\n%s", diff)
+	}
+	for _, id := range invoked[1:] {
+		if strings.HasSuffix(id, ":") {
+			t.Errorf("message without an ID in the final state: %v", invoked)
+		}
+	}
+	if want := []string{"tool:", "tool:", "tool:"}; !cmp.Equal(want, chunkIDs) {
+		t.Errorf("tools update chunk = %v, want the messages as the node wrote them %v", chunkIDs, want)
+	}
+}

@@ -60,6 +60,13 @@
 // variant, k). It makes
 // simulated evals end to end whose true pass probability is known.
 //
+// An eval file is read within harness.Limits, as a scenario file is: its
+// size, UTF-8, the nesting of its values (checked before the YAML parser
+// runs) and the values and text it expands to, aliases counted each time
+// they are used. LoadWithin takes other limits ("agenteval eval --limit
+// name=N"); they bound the scenario files Prepare loads and the trial
+// cassettes Run reads too. docs/limits.md lists every limit.
+//
 // # Datasets
 //
 // A dataset turns its scenario into a template: every row is a case, the

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/agenteval/agenteval/engine"
+	"github.com/agenteval/agenteval/harness"
 	"github.com/agenteval/agenteval/report/evalreport"
 )
 
@@ -72,7 +74,11 @@ type File struct {
 
 	// Path is the file's path as given to Load; not read from the file.
 	Path string `json:"-"`
-	pos  map[string]Position
+	// Limits are the limits the file was loaded within (LoadWithin): they
+	// also bound the scenario files Prepare loads and the trial cassettes
+	// Run reads. Not read from the file.
+	Limits harness.Limits `json:"-"`
+	pos    map[string]Position
 }
 
 // Variant overrides parts of every scenario it runs. Unset fields leave the
@@ -197,13 +203,28 @@ func (e *LoadError) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// Load reads and parses the eval file at path (see Parse).
+// Load reads and parses the eval file at path within the default limits
+// (see Parse and LoadWithin).
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	return LoadWithin(path, harness.Limits{})
+}
+
+// LoadWithin reads and parses the eval file at path within limits: the
+// file as harness.Limits bound a scenario file (a file larger than
+// FileBytes is refused before it is read whole), and through File.Limits
+// the scenario files Prepare loads and the trial cassettes Run reads.
+func LoadWithin(path string, limits harness.Limits) (*File, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load eval: %w", err)
 	}
-	return Parse(path, data)
+	defer f.Close()
+	max := limits.Resolved().FileBytes
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("load eval: %w", err)
+	}
+	return ParseWithin(path, data, limits)
 }
 
 // Parse parses an eval file's contents: YAML, checked against SchemaJSON
@@ -211,7 +232,12 @@ func Load(path string) (*File, error) {
 // a control that names a variant, stochastic only for scripted models). It
 // returns a *LoadError with every problem, each at its file:line:col.
 func Parse(path string, data []byte) (*File, error) {
-	r := newYAMLReader(path)
+	return ParseWithin(path, data, harness.Limits{})
+}
+
+// ParseWithin is Parse within limits (see LoadWithin).
+func ParseWithin(path string, data []byte, limits harness.Limits) (*File, error) {
+	r := newYAMLReader(path, limits)
 	doc, ok := r.parse(data)
 	if !ok {
 		return nil, r.err()
@@ -227,7 +253,7 @@ func Parse(path string, data []byte) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse eval %s: %w", path, err)
 	}
-	f := &File{Path: path, pos: r.pos}
+	f := &File{Path: path, Limits: limits, pos: r.pos}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(f); err != nil {

@@ -76,7 +76,7 @@ func selectScenarios(f *File) ([]*harness.Scenario, error) {
 	for _, p := range f.Scenarios {
 		paths = append(paths, filepath.Join(root, filepath.FromSlash(p)))
 	}
-	scenarios, err := harness.LoadDir(root, paths...)
+	scenarios, err := f.Limits.LoadDir(root, paths...)
 	if err != nil {
 		return nil, fmt.Errorf("eval %s: %w", f.Path, err)
 	}

@@ -109,10 +109,14 @@ func Run(ctx context.Context, p *Plan, opts Options) *evalreport.Report {
 	hopts := harness.Options{
 		CassetteDir: opts.CassetteDir, Mode: opts.Mode, Overwrite: opts.Overwrite, Transport: opts.Transport,
 		LookupEnv: opts.LookupEnv, Tools: opts.Tools, Graders: opts.Graders, Prices: opts.Prices, Parallel: 1, Now: opts.Now,
+		CassetteLimits: f.Limits.Cassette(),
 	}
 	if hopts.CassetteDir == "" {
 		hopts.CassetteDir = filepathJoin(f.Dir(), cmpOr(f.Cassettes, "cassettes"))
 	}
+	// once, not per trial: it also collects the secrets results are
+	// scrubbed of
+	hopts = hopts.WithDefaults()
 	jobs := p.jobs(opts.Shard)
 	start := opts.Now()
 	results := make([]*evalreport.Trial, len(jobs))

@@ -12,13 +12,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/agenteval/agenteval/engine"
-)
-
-// maxValues caps the values an eval file may expand to (aliases included),
-// and maxDepth their nesting, so a small hostile file cannot exhaust memory.
-const (
-	maxValues = 1 << 18
-	maxDepth  = 100
+	"github.com/agenteval/agenteval/harness"
 )
 
 // yamlReader turns one YAML document into an engine value tree (ordered
@@ -27,12 +21,38 @@ type yamlReader struct {
 	file     string
 	pos      map[string]Position // where each field's value starts
 	keyPos   map[string]Position // where each mapping key is
-	budget   int
 	problems []Problem
+	// limits bound the file as harness.Limits bound a scenario file:
+	// budget and bytes are what is left of Values and ValueBytes, aliases
+	// counted each time they are used, so a small hostile file cannot
+	// expand into a large one.
+	limits harness.Limits
+	budget int
+	bytes  int64
 }
 
-func newYAMLReader(file string) *yamlReader {
-	return &yamlReader{file: file, pos: map[string]Position{}, keyPos: map[string]Position{}, budget: maxValues}
+func newYAMLReader(file string, limits harness.Limits) *yamlReader {
+	l := limits.Resolved()
+	return &yamlReader{file: file, pos: map[string]Position{}, keyPos: map[string]Position{}, limits: l, budget: l.Values, bytes: l.ValueBytes}
+}
+
+// spend takes values and bytes from the budgets, reporting the first time
+// one runs out; it returns false once either has.
+func (r *yamlReader) spend(field string, at Position, values int, bytes int64) bool {
+	if r.budget < 0 || r.bytes < 0 {
+		return false
+	}
+	r.budget -= values
+	r.bytes -= bytes
+	switch {
+	case r.budget < 0:
+		r.problem(field, at, "%s", r.limits.ValuesMessage())
+	case r.bytes < 0:
+		r.problem(field, at, "%s", r.limits.ValueBytesMessage())
+	default:
+		return true
+	}
+	return false
 }
 
 func (r *yamlReader) problem(field string, at Position, format string, args ...any) {
@@ -89,8 +109,15 @@ func nodePos(n ast.Node) Position {
 }
 
 // parse reads data; ok is false when it is not YAML (the problem is
-// recorded). An empty document gives nil.
+// recorded). An empty document gives nil. The checks the YAML parser
+// needs come first (harness.Limits.CheckYAML): its cost grows with the
+// square of the nesting of flow collections, so 60 KB of "[" cost it
+// 1.4 GB before the depth of the values could be checked.
 func (r *yamlReader) parse(data []byte) (doc any, ok bool) {
+	if at, msg, ok := r.limits.CheckYAML(data); !ok {
+		r.problem("", Position{Line: at.Line, Col: at.Col}, "%s", msg)
+		return nil, false
+	}
 	f, err := parseYAMLBytes(data)
 	if err != nil {
 		at := Position{Line: 1, Col: 1}
@@ -139,19 +166,15 @@ func parseYAMLBytes(data []byte) (f *ast.File, err error) {
 }
 
 func (r *yamlReader) value(n ast.Node, field string, at Position, depth int, anchors map[string]any) any {
-	r.budget--
-	if r.budget == -1 {
-		r.problem(field, at, "the file expands to too many values")
-	}
-	if r.budget < 0 {
-		return nil
-	}
-	if depth > maxDepth {
-		r.problem(field, at, "values are nested deeper than %d levels", maxDepth)
-		return nil
-	}
 	if p := nodePos(n); p.Line > 0 {
 		at = p
+	}
+	if !r.spend(field, at, 1, 0) {
+		return nil
+	}
+	if depth > r.limits.Depth {
+		r.problem(field, at, "%s", r.limits.DepthMessage())
+		return nil
 	}
 	if m, ok := n.(*ast.MappingNode); ok && len(m.Values) > 0 && m.Values[0] != nil {
 		// a mapping is where its first key is, not its first value
@@ -191,9 +214,8 @@ func (r *yamlReader) value(n ast.Node, field string, at Position, depth int, anc
 			r.problem(field, at, "unknown alias *%s", name)
 		}
 		// an alias expands where it is used: count what it holds
-		r.budget -= countValues(v, r.budget+1)
-		if r.budget < 0 {
-			r.problem(field, at, "the file expands to too many values")
+		values, bytes := measure(v, r.budget+1, r.bytes+1)
+		if !r.spend(field, at, values, bytes) {
 			return nil
 		}
 		return v
@@ -201,18 +223,26 @@ func (r *yamlReader) value(n ast.Node, field string, at Position, depth int, anc
 		r.problem(field, at, "tags (%s) are not supported", n.Start.Value)
 		return nil
 	case *ast.StringNode:
+		if !r.spend(field, at, 0, int64(len(n.Value))) {
+			return nil
+		}
 		return n.Value
 	case *ast.LiteralNode:
 		if n.Value == nil {
 			return ""
 		}
+		if !r.spend(field, at, 0, int64(len(n.Value.Value))) {
+			return nil
+		}
 		return n.Value.Value
 	case *ast.BoolNode:
 		return n.Value
-	case *ast.IntegerNode:
-		return r.number(field, at, n.GetToken().Value)
-	case *ast.FloatNode:
-		return r.number(field, at, n.GetToken().Value)
+	case *ast.IntegerNode, *ast.FloatNode:
+		lit := n.GetToken().Value
+		if !r.spend(field, at, 0, int64(len(lit))) {
+			return nil
+		}
+		return r.number(field, at, lit)
 	case *ast.InfinityNode, *ast.NanNode:
 		r.problem(field, at, "%s is not a JSON number", n.GetToken().Value)
 		return nil
@@ -259,6 +289,9 @@ func (r *yamlReader) mapping(pairs []*ast.MappingValueNode, field string, depth 
 			continue
 		}
 		r.keyPos[child] = kp
+		if !r.spend(child, kp, 0, int64(len(k))) {
+			return o
+		}
 		o.Set(k, r.value(p.Value, child, kp, depth+1, anchors))
 	}
 	return o
@@ -274,25 +307,32 @@ func scalarKey(k ast.MapKeyNode) (string, bool) {
 	return "", false
 }
 
-// countValues counts the values in v, stopping past limit.
-func countValues(v any, limit int) int {
-	n := 1
+// measure counts the values in v and the bytes of its strings, numbers
+// and keys, stopping once it passes either limit.
+func measure(v any, values int, bytes int64) (int, int64) {
+	n, b := 1, int64(0)
 	switch v := v.(type) {
+	case string:
+		b = int64(len(v))
+	case json.Number:
+		b = int64(len(v))
 	case *engine.Object:
 		for _, k := range v.Keys() {
-			if n > limit {
+			if n > values || b > bytes {
 				break
 			}
 			e, _ := v.Get(k)
-			n += countValues(e, limit-n)
+			en, eb := measure(e, values-n, bytes-b)
+			n, b = n+en, b+eb+int64(len(k))
 		}
 	case []any:
 		for _, e := range v {
-			if n > limit {
+			if n > values || b > bytes {
 				break
 			}
-			n += countValues(e, limit-n)
+			en, eb := measure(e, values-n, bytes-b)
+			n, b = n+en, b+eb
 		}
 	}
-	return n
+	return n, b
 }

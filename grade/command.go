@@ -11,9 +11,9 @@ import (
 	"time"
 )
 
-// defaultCommandTimeout is how long a command grader may run when its
+// DefaultCommandTimeout is how long a command grader may run when its
 // Timeout is not set.
-const defaultCommandTimeout = 30 * time.Second
+const DefaultCommandTimeout = 30 * time.Second
 
 // Command is a grader outside Go: a program that reads the run on stdin,
 // as the JSON report shows a scenario (Env.Record), and writes one JSON
@@ -34,7 +34,7 @@ type Command struct {
 // timeout is the command's time limit.
 func (c *Command) timeout() (time.Duration, error) {
 	if c.Timeout == "" {
-		return defaultCommandTimeout, nil
+		return DefaultCommandTimeout, nil
 	}
 	d, err := time.ParseDuration(c.Timeout)
 	if err != nil {

@@ -83,7 +83,7 @@ type commandResult struct {
 // what it did from the traffic. The error is the runner's: the program
 // could not start, or it ran out of time and was killed.
 func runCommand(ctx context.Context, s *Scenario, opts *Options) (_ commandResult, runErr error) {
-	r := &commandRun{s: s, opts: opts, mode: opts.Mode, stderr: &tailBuffer{max: 16 << 10}}
+	r := &commandRun{s: s, opts: opts, mode: opts.Mode, stderr: &tailBuffer{max: commandTailBytes}}
 	defer func() {
 		if runErr != nil {
 			r.discard(runErr)
@@ -93,7 +93,7 @@ func runCommand(ctx context.Context, s *Scenario, opts *Options) (_ commandResul
 	if err != nil {
 		return commandResult{cassette: r.cassette}, err
 	}
-	srv, err := serve.New(serve.Options{Source: src})
+	srv, err := serve.New(serve.Options{Source: src, Models: servedModels(s)})
 	if err != nil {
 		return commandResult{cassette: r.cassette}, err
 	}
@@ -119,6 +119,18 @@ func runCommand(ctx context.Context, s *Scenario, opts *Options) (_ commandResul
 	}
 	obs := r.observe(srv.Exchanges(), agentErr)
 	return commandResult{obs: obs, checks: r.clientChecks(srv, obs), cassette: r.cassette, judges: r.judges, mode: r.mode}, nil
+}
+
+// servedModels are the model names a command scenario's program may ask
+// for: its provider model's name, or any (nil) for a scripted model,
+// which stands in for whatever the program names. A request for another
+// model gets the provider's "model not found" answer and fails the
+// "requests accepted" invariant.
+func servedModels(s *Scenario) []string {
+	if m := s.Agent.Model; m != "" && m != "scripted" {
+		return []string{modelID(m)}
+	}
+	return nil
 }
 
 // discard ends the recordings of a run that failed, writing nothing.
@@ -159,7 +171,7 @@ func (r *commandRun) source() (serve.Source, error) {
 			r.mode = cassette.ModeReplay
 		}
 	}
-	copts := cassette.Options{Mode: r.mode, Scenario: s.Name, Transport: unmarked{opts.Transport}, Overwrite: opts.Overwrite}
+	copts := cassette.Options{Mode: r.mode, Scenario: s.Name, Transport: unmarked{opts.Transport}, Overwrite: opts.Overwrite, Limits: opts.CassetteLimits}
 	if scripted {
 		rec, err := cassette.Open(path, copts)
 		if errors.Is(err, cassette.ErrCassetteNotFound) {
@@ -172,7 +184,7 @@ func (r *commandRun) source() (serve.Source, error) {
 		return serve.NewScript(script), nil
 	}
 	if r.mode == cassette.ModeReplay {
-		c, _, err := cassette.Import(path)
+		c, _, err := opts.CassetteLimits.Import(path)
 		if err != nil {
 			return nil, fmt.Errorf("%w (a command agent with model %s replays its cassette by order: record it once with --mode record)", err, s.Agent.Model)
 		}
@@ -327,7 +339,7 @@ func (r *commandRun) run(ctx context.Context, base string) (runErr, agentErr err
 	}
 	answers := make(chan turnAnswer)
 	var log tailBuffer
-	log.max = 16 << 10
+	log.max = commandTailBytes
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -460,6 +472,11 @@ func (r *commandRun) stderrNote() string {
 	}
 	return "; its stderr ends:\n" + t
 }
+
+// commandTailBytes is how much of a command agent's stderr, and of the
+// lines of its stdout that are not answers, is kept for its errors: the
+// last 16 KiB.
+const commandTailBytes = 16 << 10
 
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {

@@ -231,6 +231,24 @@ func TestCommandAgentRecordsThenReplays(t *testing.T) {
 					t.Errorf("the failure's detail does not show\n%s\nit shows\n%s", want, accepted.Diff)
 				}
 			}
+
+			// a model the scenario does not name: the provider's answer
+			// to an unknown model (before any cassette lookup), and a
+			// failure naming the request
+			env["AGENT_MODEL"] = "gpt-4o"
+			if data, err = yaml.Marshal(doc); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "scenarios", "weather.yaml"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep = harness.Run(ctx, load(), play)
+			if len(rep.Scenarios) != 1 || rep.Scenarios[0].Status == report.StatusPass {
+				t.Fatalf("a request for gpt-4o in a gpt-4.1-mini scenario: want a failed scenario, got %+v", rep.Scenarios)
+			}
+			if got, want := failedText(rep.Scenarios[0]), `request 1 (POST /v1/chat/completions, model gpt-4o): unknown model "gpt-4o" (serving gpt-4.1-mini)`; !strings.Contains(got, want) {
+				t.Errorf("the failure does not say\n%s\nit says\n%s", want, got)
+			}
 		})
 	}
 }
@@ -347,4 +365,15 @@ expect:
 	if len(c.Interactions) != 1 || c.Interactions[0].Request.Headers.Get(harness.GraderHeader) != "judge" {
 		t.Errorf("the cassette holds %d interactions, want the judge's one, marked", len(c.Interactions))
 	}
+}
+
+// failedText is a result's message and its failed expectations' messages.
+func failedText(s report.Scenario) string {
+	text := s.Message + "\n"
+	for _, e := range s.Expectations {
+		if !e.Passed {
+			text += e.Message + "\n"
+		}
+	}
+	return text
 }

@@ -224,7 +224,9 @@
 // The server answers from script, in order (model "scripted", the
 // default), or, for a provider model ("openai:gpt-4.1-mini"), replays the
 // scenario's cassette by order (serve.NewReplayOrdered); record modes
-// forward to the provider and record it. The program gets the process's
+// forward to the provider and record it. With a provider model the server
+// serves that model only: a request naming another gets the provider's
+// "model not found" answer and fails the "requests accepted" invariant. The program gets the process's
 // environment without any OPENAI_* or ANTHROPIC_* variable, then
 // OPENAI_BASE_URL (the server's URL with /v1), ANTHROPIC_BASE_URL (without),
 // OPENAI_API_KEY and ANTHROPIC_API_KEY (a dummy key, DummyAPIKey) and
@@ -582,15 +584,21 @@
 // column, never replaced), and within Limits, so that a hostile or broken
 // file ends in milliseconds with a problem instead of exhausting the
 // machine. Load, Parse and LoadDir use the defaults; the methods of Limits
-// of the same names take others, and "agenteval run --limit name=N"
-// sets one (-1 lifts it):
+// of the same names take others, and "agenteval run --limit name=N" (and
+// resume, eval and serve) sets one (-1 lifts it):
 //
-//	name             default     what it bounds
-//	file_bytes       4 MiB       the size of a file
-//	depth            200         the nesting of values; flow brackets and "- - -" are counted before parsing
-//	values           262,144     values, once aliases are expanded (each use counts)
-//	value_bytes      16 MiB      bytes of strings, numbers and keys, once aliases are expanded
-//	recursion_limit  100,000     agent.recursion_limit
+//	name                 default     what it bounds
+//	file_bytes           4 MiB       the size of a file
+//	depth                200         the nesting of values; flow brackets and "- - -" are counted before parsing
+//	values               262,144     values, once aliases are expanded (each use counts)
+//	value_bytes          16 MiB      bytes of strings, numbers and keys, once aliases are expanded
+//	recursion_limit      100,000     agent.recursion_limit
+//	cassette_file_bytes  256 MiB     the size of a cassette (Options.CassetteLimits)
+//	cassette_body_bytes  64 MiB      one cassette body as gzip or deflate decoding produces it
+//
+// Eval files are read within the same limits (package eval). Every limit
+// of agenteval, these and the fixed ones, is listed in docs/limits.md with
+// what happens when it is passed.
 //
 // Schema-shaped emulated results have limits of their own, which no
 // scenario needs to raise: emulator.MaxValues values and

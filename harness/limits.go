@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agenteval/agenteval/cassette"
 )
 
 // The default limits (see Limits). They are far above what a scenario
@@ -42,8 +45,14 @@ const (
 // times as they are used ("billion laughs"), so a small file cannot
 // expand into a large one.
 //
-// On the command line: agenteval run --limit name=N, where name is
-// file_bytes, depth, values, value_bytes or recursion_limit.
+// CassetteFileBytes and CassetteBodyBytes bound the cassettes a run
+// reads (see Cassette and cassette.Limits); the other fields bound the
+// scenario files, and eval files as eval reads them.
+//
+// On the command line: agenteval run, resume, eval, serve and cassette
+// take --limit name=N, where name is file_bytes, depth, values,
+// value_bytes, recursion_limit, cassette_file_bytes or
+// cassette_body_bytes. docs/limits.md lists every limit.
 type Limits struct {
 	// FileBytes caps a file's size.
 	FileBytes int64 `json:"file_bytes,omitempty"`
@@ -55,10 +64,34 @@ type Limits struct {
 	ValueBytes int64 `json:"value_bytes,omitempty"`
 	// RecursionLimit caps agent.recursion_limit.
 	RecursionLimit int `json:"recursion_limit,omitempty"`
+	// CassetteFileBytes caps a cassette file's size:
+	// cassette.Limits.MaxFileBytes, whose default is
+	// cassette.DefaultMaxFileBytes (256 MiB).
+	CassetteFileBytes int64 `json:"cassette_file_bytes,omitempty"`
+	// CassetteBodyBytes caps one body of a cassette as gzip or deflate
+	// decoding produces it: cassette.Limits.MaxBodyBytes, whose default
+	// is cassette.DefaultMaxBodyBytes (64 MiB).
+	CassetteBodyBytes int64 `json:"cassette_body_bytes,omitempty"`
 }
 
-// limitFlagNames are the names SetFlag takes, in the order help lists them.
-var limitFlagNames = []string{"file_bytes", "depth", "values", "value_bytes", "recursion_limit"}
+// limitNames are the names Set takes, in the order help lists them.
+var limitNames = []string{"file_bytes", "depth", "values", "value_bytes", "recursion_limit", "cassette_file_bytes", "cassette_body_bytes"}
+
+// LimitNames returns the names Set takes (and --limit), in the order help
+// lists them.
+func LimitNames() []string { return slices.Clone(limitNames) }
+
+// Resolved returns l as loading applies it: each zero field set to its
+// default and each negative one (no limit) to the largest value it can
+// hold.
+func (l Limits) Resolved() Limits { return l.withDefaults() }
+
+// Cassette returns the limits on cassettes as package cassette takes
+// them; -1 (no limit) becomes the largest size it can hold.
+func (l Limits) Cassette() cassette.Limits {
+	l = l.withDefaults()
+	return cassette.Limits{MaxFileBytes: l.CassetteFileBytes, MaxBodyBytes: l.CassetteBodyBytes}
+}
 
 // withDefaults returns l with each zero field set to its default and each
 // negative one to the largest value it can hold.
@@ -78,6 +111,9 @@ func (l Limits) withDefaults() Limits {
 		Values:         int(pick(int64(l.Values), DefaultValues)),
 		ValueBytes:     pick(l.ValueBytes, DefaultValueBytes),
 		RecursionLimit: int(pick(int64(l.RecursionLimit), DefaultRecursionLimit)),
+
+		CassetteFileBytes: pick(l.CassetteFileBytes, cassette.DefaultMaxFileBytes),
+		CassetteBodyBytes: pick(l.CassetteBodyBytes, cassette.DefaultMaxBodyBytes),
 	}
 }
 
@@ -87,7 +123,7 @@ func (l Limits) withDefaults() Limits {
 func (l *Limits) Set(s string) error {
 	name, val, ok := strings.Cut(s, "=")
 	if !ok {
-		return fmt.Errorf("limit %q: expected name=N with name one of %s", s, strings.Join(limitFlagNames, ", "))
+		return fmt.Errorf("limit %q: expected name=N with name one of %s", s, strings.Join(limitNames, ", "))
 	}
 	n, err := parseSize(val)
 	if err != nil {
@@ -98,6 +134,10 @@ func (l *Limits) Set(s string) error {
 		l.FileBytes = n
 	case "value_bytes":
 		l.ValueBytes = n
+	case "cassette_file_bytes":
+		l.CassetteFileBytes = n
+	case "cassette_body_bytes":
+		l.CassetteBodyBytes = n
 	case "depth", "values", "recursion_limit":
 		if n > 1<<31-1 {
 			return fmt.Errorf("limit %s: %d is too large", name, n)
@@ -111,8 +151,8 @@ func (l *Limits) Set(s string) error {
 			l.RecursionLimit = int(n)
 		}
 	default:
-		msg := fmt.Sprintf("unknown limit %q: expected one of %s", name, strings.Join(limitFlagNames, ", "))
-		if m := suggest(name, limitFlagNames); m != "" {
+		msg := fmt.Sprintf("unknown limit %q: expected one of %s", name, strings.Join(limitNames, ", "))
+		if m := suggest(name, limitNames); m != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", m)
 		}
 		return errors.New(msg)
@@ -160,6 +200,44 @@ func (l Limits) Load(path string) (*Scenario, error) {
 			Message: fmt.Sprintf("the file is larger than the limit of %s (--limit file_bytes=N, Limits.FileBytes)", sizeString(max))}}}
 	}
 	return l.Parse(path, data)
+}
+
+// CheckYAML makes the checks Parse makes before the YAML parser reads
+// data: its size against FileBytes, that it is UTF-8, and the nesting of
+// its flow collections and compact sequences against Depth (the parser's
+// time and memory grow with the square of that nesting). It returns where
+// the first problem is and what it is, or ok. Package eval checks eval
+// files with it.
+func (l Limits) CheckYAML(data []byte) (at Position, message string, ok bool) {
+	l = l.withDefaults()
+	if int64(len(data)) > l.FileBytes {
+		return Position{Line: 1, Col: 1}, fmt.Sprintf("the file is larger than the limit of %s (--limit file_bytes=N, Limits.FileBytes)", sizeString(l.FileBytes)), false
+	}
+	if at, msg, ok := checkUTF8(data); !ok {
+		return at, msg, false
+	}
+	if at, deep := scanNesting(data, l.Depth); deep {
+		return at, l.DepthMessage(), false
+	}
+	return Position{}, "", true
+}
+
+// DepthMessage says that values nest deeper than Depth, and how to raise
+// it.
+func (l Limits) DepthMessage() string {
+	return fmt.Sprintf("values are nested deeper than %d levels (--limit depth=N, Limits.Depth)", l.withDefaults().Depth)
+}
+
+// ValuesMessage says that a file expands to more values than Values, and
+// how to raise it.
+func (l Limits) ValuesMessage() string {
+	return fmt.Sprintf("the file expands to too many values: more than %d, aliases counted each time they are used (--limit values=N, Limits.Values)", l.withDefaults().Values)
+}
+
+// ValueBytesMessage says that a file expands to more text than
+// ValueBytes, and how to raise it.
+func (l Limits) ValueBytesMessage() string {
+	return fmt.Sprintf("the file expands to too much text: more than %s of strings and keys, aliases counted each time they are used (--limit value_bytes=N, Limits.ValueBytes)", sizeString(l.withDefaults().ValueBytes))
 }
 
 // sizeString writes a byte count the way --limit reads it.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenteval/agenteval/cassette"
 	"github.com/agenteval/agenteval/engine"
 	"github.com/google/go-cmp/cmp"
 )
@@ -98,18 +99,25 @@ func TestLimitsLoadRefusesLargeFile(t *testing.T) {
 func TestLimitsSet(t *testing.T) {
 	t.Parallel()
 	var l Limits
-	for _, s := range []string{"file_bytes=8MiB", "depth=300", "values=-1", "value_bytes=1GiB", "recursion_limit=200000"} {
+	for _, s := range []string{"file_bytes=8MiB", "depth=300", "values=-1", "value_bytes=1GiB", "recursion_limit=200000", "cassette_file_bytes=1GiB", "cassette_body_bytes=-1"} {
 		if err := l.Set(s); err != nil {
 			t.Fatalf("Set(%q): %v", s, err)
 		}
 	}
-	want := Limits{FileBytes: 8 << 20, Depth: 300, Values: -1, ValueBytes: 1 << 30, RecursionLimit: 200_000}
+	want := Limits{FileBytes: 8 << 20, Depth: 300, Values: -1, ValueBytes: 1 << 30, RecursionLimit: 200_000, CassetteFileBytes: 1 << 30, CassetteBodyBytes: -1}
 	if l != want {
 		t.Errorf("Set: got %+v, want %+v", l, want)
 	}
+	// the cassette limits as package cassette takes them: -1 is no limit
+	if c := l.Cassette(); c.MaxFileBytes != 1<<30 || c.MaxBodyBytes != 1<<62-1 {
+		t.Errorf("Cassette() = %+v, want MaxFileBytes 1 GiB and MaxBodyBytes unbounded", c)
+	}
+	if c := (Limits{}).Cassette(); c.MaxFileBytes != cassette.DefaultMaxFileBytes || c.MaxBodyBytes != cassette.DefaultMaxBodyBytes {
+		t.Errorf("Limits{}.Cassette() = %+v, want cassette's defaults", c)
+	}
 	for s, msg := range map[string]string{
-		"depht=3":    `unknown limit "depht": expected one of file_bytes, depth, values, value_bytes, recursion_limit (did you mean "depth"?)`,
-		"depth":      `limit "depth": expected name=N with name one of file_bytes, depth, values, value_bytes, recursion_limit`,
+		"depht=3":    `unknown limit "depht": expected one of file_bytes, depth, values, value_bytes, recursion_limit, cassette_file_bytes, cassette_body_bytes (did you mean "depth"?)`,
+		"depth":      `limit "depth": expected name=N with name one of file_bytes, depth, values, value_bytes, recursion_limit, cassette_file_bytes, cassette_body_bytes`,
 		"depth=x":    `limit depth: "x": expected an integer >= -1 (-1: no limit), optionally with KiB, MiB or GiB`,
 		"values=-2":  `limit values: "-2": expected an integer >= -1 (-1: no limit), optionally with KiB, MiB or GiB`,
 		"depth=4GiB": `limit depth: 4294967296 is too large`,
@@ -158,7 +166,7 @@ func TestParseRejectsInvalidUTF8(t *testing.T) {
 	t.Parallel()
 	doc := "script: {responses: [{content: hi}]}\nturns:\n  - user: caf\xe9 au lait\n"
 	_, err := Parse("x.yaml", []byte(doc))
-	want := []string{"x.yaml:3:14: invalid UTF-8 (byte 0xe9): a scenario file is UTF-8 text"}
+	want := []string{"x.yaml:3:14: invalid UTF-8 (byte 0xe9): the file must be UTF-8 text"}
 	if d := cmp.Diff(want, problemStrings(t, err)); d != "" {
 		t.Errorf("Parse mismatch (-want +got):\n%s", d)
 	}

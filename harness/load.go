@@ -34,16 +34,8 @@ func Parse(path string, data []byte) (*Scenario, error) {
 func (l Limits) Parse(path string, data []byte) (*Scenario, error) {
 	l = l.withDefaults()
 	r := &reader{file: path, pos: positions{}, keyPos: positions{}, anchors: map[string]any{}, limits: l, budget: l.Values, bytes: l.ValueBytes}
-	if int64(len(data)) > l.FileBytes {
-		r.problem("", Position{Line: 1, Col: 1}, fmt.Sprintf("the file is larger than the limit of %s (--limit file_bytes=N, Limits.FileBytes)", sizeString(l.FileBytes)))
-		return nil, r.err()
-	}
-	if at, msg, ok := checkUTF8(data); !ok {
+	if at, msg, ok := l.CheckYAML(data); !ok {
 		r.problem("", at, msg)
-		return nil, r.err()
-	}
-	if at, deep := scanNesting(data, l.Depth); deep {
-		r.problem("", at, r.depthMessage())
 		return nil, r.err()
 	}
 	doc, ok := r.parseYAML(data)

@@ -17,6 +17,7 @@ type Resumed struct {
 	// Interrupts are the interrupts the turn raised: the thread waits
 	// for another resume.
 	Interrupts []any
+	// Transcript and Final are scrubbed of credentials, as reports are.
 	// Final is the text of the thread's last AI message.
 	Final string
 	// Err is the error the turn failed with.
@@ -61,7 +62,8 @@ func Resume(ctx context.Context, s *Scenario, turn Turn, opts Options) (*Resumed
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("%s: resume: %w", s.File, err)
 	}
-	return &Resumed{Transcript: Transcript(&one, obs), Interrupts: obs.Interrupts, Final: obs.Final, Err: obs.Err}, nil
+	// the transcript and final text are scrubbed as a run's report is
+	return &Resumed{Transcript: opts.redact.text(Transcript(&one, obs)), Interrupts: obs.Interrupts, Final: opts.redact.text(obs.Final), Err: obs.Err}, nil
 }
 
 // checkDecisions checks HITL decisions against the thread's pending

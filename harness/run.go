@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"net/http"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -36,6 +37,11 @@ type Options struct {
 	// Mode is the cassette mode: replay (the default) never opens a
 	// network connection.
 	Mode cassette.Mode
+	// CassetteLimits bound the cassettes the run reads and the bodies a
+	// recording decodes; the zero value is cassette's defaults. The
+	// command line sets them with --limit cassette_file_bytes=N and
+	// cassette_body_bytes=N (Limits.Cassette).
+	CassetteLimits cassette.Limits
 	// Overwrite lets record mode replace existing cassettes; without it
 	// a scenario whose cassette exists fails instead of losing it.
 	Overwrite bool
@@ -90,6 +96,10 @@ type Options struct {
 	// before it is metered: package eval sets a variant's model
 	// parameters on every request with it.
 	WrapModel func(engine.ChatModel) engine.ChatModel
+
+	// redact keeps credentials out of the results (see redactor); set by
+	// WithDefaults.
+	redact *redactor
 }
 
 // Shard selects scenario K of every N (1-based K), by a hash of the
@@ -165,7 +175,9 @@ func invalidOptions(s *Scenario, err error) report.Scenario {
 // WithDefaults returns o with each zero field that has a default set to
 // it: CassetteDir "cassettes", GoldenDir "golden", Parallel GOMAXPROCS,
 // Prices llm.DefaultPrices, Now time.Now, ToolGrace DefaultToolGrace and
-// After the wall clock's timers.
+// After the wall clock's timers. It also collects the secrets the run's
+// results are scrubbed of: the API keys LookupEnv gives and the values of
+// the process's credential variables (GITHUB_TOKEN, ...).
 func (o Options) WithDefaults() Options {
 	if o.ToolGrace == 0 {
 		o.ToolGrace = DefaultToolGrace
@@ -187,6 +199,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.redact == nil {
+		o.redact = newRedactor(o.LookupEnv, os.Environ())
 	}
 	return o
 }
@@ -270,6 +285,7 @@ func RunScenarioObserved(ctx context.Context, s *Scenario, opts Options) (report
 	opts = opts.WithDefaults()
 	start := opts.Now()
 	res, obs := runScenario(ctx, s, &opts)
+	res = opts.redact.scenario(res)
 	res.Timing = &report.ScenarioTiming{WallMS: ms(opts.Now().Sub(start))}
 	return res, obs
 }
@@ -401,9 +417,7 @@ func (st *setup) gradeScenario(ctx context.Context, s *Scenario, opts *Options, 
 	}
 	results = append(results, extra...)
 	if s.Expect.Golden {
-		g := grade.CheckGolden(GoldenPath(opts.GoldenDir, s), []byte(text), opts.Update)
-		res.Golden, res.GoldenStatus = g.Path, g.Status
-		results = append(results, g.Result)
+		results = append(results, checkGolden(s, opts, text, &res))
 	}
 	checks := locatedExpectations(s, results)
 	res.Expectations = checks

@@ -16,9 +16,9 @@ import (
 // The scan is a lower bound of the true nesting: it skips comments,
 // quoted strings and block scalars (|, >), counts a "[" or "{" only where
 // a value starts or inside a flow collection, and counts the "- " that
-// start a line. It never refuses a file the exact check would accept,
-// except one whose plain multi-line strings hold hundreds of unbalanced
-// brackets at the start of a value.
+// start a line; the lines that go on a plain scalar ("a: one\n  [two")
+// are its text. It never refuses a file the exact check would accept
+// (FuzzScanNesting).
 
 // scanNesting returns where data first nests deeper than max, and whether
 // it does.
@@ -39,6 +39,14 @@ type nestScan struct {
 	valueStart bool // a value may start here
 	prevSpace  bool // the previous byte was a space or a line start
 	block      int  // in a block scalar whose lines are indented more than this; -1: not in one
+	// plain: the line ended inside a plain scalar of block context, which
+	// goes on over the next lines indented more than plainIndent (the
+	// indentation of the line with its key or "- ", -1 for a scalar that
+	// starts its line: lenient, as a lower bound must be)
+	plain       bool
+	plainIndent int
+	lineIndent  int  // the current line's indentation
+	lineKey     bool // the current line has a key or a "- " before s.i
 }
 
 func (s *nestScan) pos() Position { return Position{Line: s.line, Col: s.col} }
@@ -83,12 +91,13 @@ func (s *nestScan) run() (Position, bool) {
 			lineStart = true
 			continue
 		case c == '#' && s.prevSpace:
+			s.plain = false // a comment ends a plain scalar
 			for s.i < len(s.data) && s.data[s.i] != '\n' {
 				s.next()
 			}
 			continue
 		case (c == '"' || c == '\'') && s.valueStart:
-			s.seen = true
+			s.seen, s.plain = true, false
 			s.quoted(c)
 			s.valueStart, s.prevSpace = false, false
 			continue
@@ -96,6 +105,7 @@ func (s *nestScan) run() (Position, bool) {
 			if s.flow == 0 {
 				s.rootFlow = !s.seen
 			}
+			s.plain = false
 			s.seen = true
 			s.flow++
 			depth := s.flow
@@ -115,6 +125,7 @@ func (s *nestScan) run() (Position, bool) {
 			s.valueStart = true
 		case c == ':' && (s.flow > 0 || isBlank(s.peek(1))):
 			s.valueStart, s.seen = true, true
+			s.plain, s.lineKey = false, true
 		case c == '-' && s.valueStart && isBlank(s.peek(1)):
 			// a sequence entry in a flow: a value starts after it
 		case (c == '|' || c == '>') && s.valueStart && s.flow == 0:
@@ -132,6 +143,12 @@ func (s *nestScan) run() (Position, bool) {
 			continue
 		case c == ' ' || c == '\t' || c == '\r':
 		default:
+			if s.valueStart && s.flow == 0 {
+				s.plain, s.plainIndent = true, -1
+				if s.lineKey {
+					s.plainIndent = s.lineIndent
+				}
+			}
 			s.valueStart = false
 			s.seen = true
 		}
@@ -172,6 +189,25 @@ func (s *nestScan) startLine() (Position, bool) {
 		}
 		s.block = -1
 	}
+	if s.plain && s.flow == 0 && n > s.plainIndent && s.peek(n) != '#' && s.peek(n) != '\n' && s.peek(n) != '\r' && s.peek(n) != 0 {
+		// the plain scalar goes on: this line is its text (brackets
+		// included), up to a comment
+		for s.i < len(s.data) && s.data[s.i] != '\n' {
+			if s.data[s.i] == '#' && s.i > 0 && (s.data[s.i-1] == ' ' || s.data[s.i-1] == '\t') {
+				s.plain = false
+				for s.i < len(s.data) && s.data[s.i] != '\n' {
+					s.next()
+				}
+				break
+			}
+			s.next()
+		}
+		return Position{}, false
+	}
+	s.lineIndent, s.lineKey = n, false
+	if c := s.peek(n); c != '#' && c != '\n' && c != '\r' && c != 0 {
+		s.plain = false // a line less indented ends it (blank and comment lines do not)
+	}
 	for range n {
 		s.next()
 	}
@@ -198,7 +234,7 @@ func (s *nestScan) startLine() (Position, bool) {
 	dashes := 0
 	for s.i < len(s.data) && s.data[s.i] == '-' && isBlank(s.peek(1)) && s.peek(1) != '\n' && s.peek(1) != 0 {
 		dashes++
-		s.seen = true
+		s.seen, s.lineKey = true, true
 		// k dashes open k sequences, the first perhaps the document's
 		// root (depth 0)
 		if dashes-1 > s.max {
@@ -244,7 +280,7 @@ func checkUTF8(data []byte) (Position, string, bool) {
 	for i := 0; i < len(data); {
 		r, n := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && n <= 1 {
-			return Position{Line: line, Col: col}, fmt.Sprintf("invalid UTF-8 (byte 0x%02x): a scenario file is UTF-8 text", data[i]), false
+			return Position{Line: line, Col: col}, fmt.Sprintf("invalid UTF-8 (byte 0x%02x): the file must be UTF-8 text", data[i]), false
 		}
 		if r == '\n' {
 			line, col = line+1, 1

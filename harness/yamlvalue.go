@@ -367,9 +367,9 @@ func (r *reader) spend(path string, at Position, values int, bytes int64) bool {
 	r.bytes -= bytes
 	switch {
 	case r.budget < 0:
-		r.problem(path, at, fmt.Sprintf("the file expands to too many values: more than %d, aliases counted each time they are used (--limit values=N, Limits.Values)", r.limits.Values))
+		r.problem(path, at, r.limits.ValuesMessage())
 	case r.bytes < 0:
-		r.problem(path, at, fmt.Sprintf("the file expands to too much text: more than %s of strings and keys, aliases counted each time they are used (--limit value_bytes=N, Limits.ValueBytes)", sizeString(r.limits.ValueBytes)))
+		r.problem(path, at, r.limits.ValueBytesMessage())
 	default:
 		return true
 	}
@@ -377,9 +377,7 @@ func (r *reader) spend(path string, at Position, values int, bytes int64) bool {
 }
 
 // depthMessage says values nest too deep.
-func (r *reader) depthMessage() string {
-	return fmt.Sprintf("values are nested deeper than %d levels (--limit depth=N, Limits.Depth)", r.limits.Depth)
-}
+func (r *reader) depthMessage() string { return r.limits.DepthMessage() }
 
 // measure counts the values in v and the bytes of its strings, numbers
 // and keys, stopping once it passes either limit.

@@ -56,7 +56,17 @@ type Options struct {
 	// Models, when set, are the only model names requests may ask for
 	// (others are answered 404 model_not_found); /v1/models lists them.
 	Models []string
+	// MaxRequestBytes bounds a request body; 0 means
+	// DefaultMaxRequestBytes. A larger body is answered 413, as the
+	// providers answer it, and is never read whole.
+	MaxRequestBytes int64
 }
+
+// DefaultMaxRequestBytes is the largest request body a Server reads by
+// default: 64 MiB, twice the 32 MB that Anthropic's Messages API accepts
+// (OpenAI's limits are lower), so no request a provider would take is
+// refused, and a client that streams gigabytes cannot exhaust memory.
+const DefaultMaxRequestBytes = 64 << 20
 
 // Validate reports what is wrong with the options.
 func (o Options) Validate() error {
@@ -107,7 +117,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, p, errUnauthorized(p))
 		return
 	}
-	body, err := io.ReadAll(r.Body)
+	limit := s.opts.MaxRequestBytes
+	if limit <= 0 {
+		limit = DefaultMaxRequestBytes
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		s.problem("%s %s: the body is larger than %d bytes, the limit (Options.MaxRequestBytes)", r.Method, r.URL.Path, limit)
+		writeError(w, p, &APIError{Status: http.StatusRequestEntityTooLarge, Message: "Request exceeds the maximum allowed number of bytes."})
+		return
+	}
 	if err != nil {
 		s.problem("%s %s: read body: %v", r.Method, r.URL.Path, err)
 		writeError(w, p, &APIError{Status: 400, Message: "unreadable body"})

@@ -44,6 +44,7 @@ func newCassetteCmd() *cobra.Command {
 func newCassetteImportCmd() *cobra.Command {
 	var out string
 	var force bool
+	var limitArgs []string
 	cmd := &cobra.Command{
 		Use:   "import [flags] FILE...",
 		Short: "Convert vcrpy and go-vcr v3/v4 cassettes into agenteval's go-vcr v2 format",
@@ -71,10 +72,14 @@ could not be read or is not a cassette.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			limits, err := parseLimits("cassette import", limitArgs, true)
+			if err != nil {
+				return err
+			}
 			toDir := out != "" && (len(args) > 1 || strings.HasSuffix(out, "/") || isDir(out))
 			var failed []string
 			for _, in := range args {
-				c, layout, err := cassette.Import(in)
+				c, layout, err := limits.Cassette().Import(in)
 				if err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "agenteval: %v\n", err)
 					failed = append(failed, in)
@@ -105,6 +110,7 @@ could not be read or is not a cassette.`,
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "output file, or folder for several files")
 	cmd.Flags().BoolVar(&force, "force", false, "replace existing output files")
+	addLimitFlag(cmd, &limitArgs, cassetteLimitUsage)
 	return cmd
 }
 
@@ -125,6 +131,7 @@ func isDir(p string) bool {
 }
 
 func newCassetteCheckCmd() *cobra.Command {
+	var limitArgs []string
 	cmd := &cobra.Command{
 		Use:   "check [flags] PATH...",
 		Short: "Validate cassettes and scan them for credentials",
@@ -145,6 +152,10 @@ a path could not be read.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			limits, err := parseLimits("cassette check", limitArgs, true)
+			if err != nil {
+				return err
+			}
 			files, err := cassetteFiles(args)
 			if err != nil {
 				return &usageError{err: fmt.Errorf("cassette check: %w", err)}
@@ -152,7 +163,7 @@ a path could not be read.`,
 			w := cmd.OutOrStdout()
 			bad := 0
 			for _, f := range files {
-				problems, err := cassette.Check(f)
+				problems, err := limits.Cassette().Check(f)
 				if err != nil {
 					return &usageError{err: fmt.Errorf("cassette check: %w", err)}
 				}
@@ -170,6 +181,7 @@ a path could not be read.`,
 			return nil
 		},
 	}
+	addLimitFlag(cmd, &limitArgs, cassetteLimitUsage)
 	return cmd
 }
 
@@ -218,6 +230,7 @@ type callUsage struct {
 
 func newCassetteUsageCmd() *cobra.Command {
 	var prices, format string
+	var limitArgs []string
 	cmd := &cobra.Command{
 		Use:   "usage [flags] PATH...",
 		Short: "Report tokens and cost of the recorded model calls",
@@ -240,6 +253,10 @@ Calls of models without a price count their tokens but no cost.`,
 			if err := checkFormat("cassette usage", format, "text", "json"); err != nil {
 				return err
 			}
+			limits, err := parseLimits("cassette usage", limitArgs, true)
+			if err != nil {
+				return err
+			}
 			table := llm.DefaultPrices
 			if prices != "" {
 				f, err := os.Open(prices)
@@ -259,7 +276,7 @@ Calls of models without a price count their tokens but no cost.`,
 			}
 			var calls []callUsage
 			for _, f := range files {
-				c, err := cassette.Load(f)
+				c, err := limits.Cassette().Load(f)
 				if err != nil {
 					return &usageError{err: fmt.Errorf("cassette usage: %w", err)}
 				}
@@ -278,6 +295,7 @@ Calls of models without a price count their tokens but no cost.`,
 	}
 	cmd.Flags().StringVar(&prices, "prices", "", "JSON price table overriding the built-in one")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	addLimitFlag(cmd, &limitArgs, cassetteLimitUsage)
 	return cmd
 }
 

@@ -55,11 +55,11 @@ or a threshold that matches nothing.`,
 				}
 				ths = append(ths, th)
 			}
-			base, err := evalreport.ReadJSONFile(args[0])
+			base, err := readEvalReport(args[0])
 			if err != nil {
 				return &usageError{err: fmt.Errorf("report compare: %w", err)}
 			}
-			cur, err := evalreport.ReadJSONFile(args[1])
+			cur, err := readEvalReport(args[1])
 			if err != nil {
 				return &usageError{err: fmt.Errorf("report compare: %w", err)}
 			}
@@ -102,7 +102,7 @@ or a threshold that matches nothing.`,
 func mergeEvalReports(cmd *cobra.Command, paths []string, format, reportDir string) error {
 	var reps []*evalreport.Report
 	for _, p := range paths {
-		r, err := evalreport.ReadJSONFile(p)
+		r, err := readEvalReport(p)
 		if err != nil {
 			return &usageError{err: fmt.Errorf("report merge: %w", err)}
 		}

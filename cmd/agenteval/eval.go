@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agenteval/agenteval/cassette"
 	"github.com/agenteval/agenteval/eval"
+	"github.com/agenteval/agenteval/report"
 	"github.com/agenteval/agenteval/report/evalreport"
 )
 
@@ -28,7 +30,7 @@ func newEvalCmd() *cobra.Command {
 		parallel, trials, maxTrials                         int
 		maxCost, failUnder                                  float64
 		overwrite, shardFromEnv, noTiming                   bool
-		thresholds                                          []string
+		thresholds, limitArgs                               []string
 	)
 	cmd := &cobra.Command{
 		Use:   "eval [flags] EVAL.yaml",
@@ -97,11 +99,15 @@ on a usage or eval file error.`,
 			}
 			var base *evalreport.Report
 			if baseline != "" {
-				if base, err = evalreport.ReadJSONFile(baseline); err != nil {
+				if base, err = readEvalReport(baseline); err != nil {
 					return &usageError{err: fmt.Errorf("eval: --baseline: %w", err)}
 				}
 			}
-			f, err := eval.Load(args[0])
+			limits, err := parseLimits("eval", limitArgs, false)
+			if err != nil {
+				return err
+			}
+			f, err := eval.LoadWithin(args[0], limits)
 			if err != nil {
 				return &usageError{err: err}
 			}
@@ -178,7 +184,51 @@ on a usage or eval file error.`,
 	fl.BoolVar(&noTiming, "no-timing", false, "leave the wall-clock data out of the report, e.g. for a committed baseline")
 	fl.StringVar(&baseline, "baseline", "", "compare with this eval JSON report")
 	fl.StringArrayVar(&thresholds, "threshold", nil, "with --baseline: a threshold such as 'pass_rate:delta>=-0.05' (repeatable)")
+	addLimitFlag(cmd, &limitArgs, limitUsage)
 	return cmd
+}
+
+// readEvalReport reads the eval report at path (evalreport.ReadJSON),
+// refusing one that holds a credential.
+func readEvalReport(path string) (*evalreport.Report, error) {
+	data, err := readReportData(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := evalreport.ReadJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// readRunReport reads the run report at path (report.ReadJSON),
+// refusing one that holds a credential.
+func readRunReport(path string) (*report.Report, error) {
+	data, err := readReportData(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := report.ReadJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// readReportData reads a report file and refuses it when it holds a
+// credential, naming the line: agenteval writes no report with one
+// (harness scrubs them), so one found there was put by hand or by an
+// older version, and merging or comparing would carry it on.
+func readReportData(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if kind, at, ok := cassette.FindCredential(string(data)); ok {
+		return nil, fmt.Errorf("%s:%d: holds %s: a report never holds a credential; remove it", path, 1+bytes.Count(data[:at], []byte("\n")), kind)
+	}
+	return data, nil
 }
 
 // isEvalReport tells an eval report from a run report by its schema line.

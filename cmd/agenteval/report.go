@@ -42,7 +42,7 @@ merged suite has a failure.`,
 			}
 			var reps []*report.Report
 			for _, path := range args {
-				r, err := report.ReadJSONFile(path)
+				r, err := readRunReport(path)
 				if err != nil {
 					return &usageError{err: fmt.Errorf("report merge: %w", err)}
 				}

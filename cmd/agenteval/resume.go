@@ -14,7 +14,7 @@ import (
 func newResumeCmd() *cobra.Command {
 	var (
 		root, cassettes, stateDir, mode, thread, resumeJSON, user string
-		decisions                                                 []string
+		decisions, limitArgs                                      []string
 		cont, newThread                                           bool
 	)
 	cmd := &cobra.Command{
@@ -91,18 +91,23 @@ edit:{"name": <tool>, "args": {...}}.`,
 			if err != nil {
 				return &usageError{err: fmt.Errorf("resume: --mode: %w", err)}
 			}
-			scenarios, err := harness.LoadDir(root, args[0])
+			limits, err := parseLimits("resume", limitArgs, false)
+			if err != nil {
+				return err
+			}
+			scenarios, err := limits.LoadDir(root, args[0])
 			if err != nil {
 				return &usageError{err: err}
 			}
-			res, err := harness.Resume(ctxOf(cmd), scenarios[0], turn, harness.Options{CassetteDir: cassettes, StateDir: stateDir, Mode: m, NewThread: newThread})
+			res, err := harness.Resume(ctxOf(cmd), scenarios[0], turn, harness.Options{CassetteDir: cassettes, StateDir: stateDir, Mode: m, NewThread: newThread,
+				CassetteLimits: limits.Cassette()})
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprint(out, res.Transcript)
 			if res.Err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "agenteval: the turn failed; the thread is unchanged: %s\n", engine.ErrorMessage(res.Err))
+				fmt.Fprintf(cmd.ErrOrStderr(), "agenteval: the turn failed; the thread is unchanged: %s\n", harness.RedactText(engine.ErrorMessage(res.Err)))
 				setExit(cmd, exitFailed)
 				return nil
 			}
@@ -123,5 +128,6 @@ edit:{"name": <tool>, "args": {...}}.`,
 	f.StringVar(&resumeJSON, "resume", "", "a raw resume value, as JSON (Command(resume=...))")
 	f.StringVar(&user, "user", "", "a new user message on the thread")
 	f.BoolVar(&cont, "continue", false, "continue the thread from where it stopped (e.g. after interrupt_before)")
+	addLimitFlag(cmd, &limitArgs, limitUsage)
 	return cmd
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agenteval/agenteval/harness"
 )
 
 type exitCodeKey struct{}
@@ -23,10 +25,10 @@ type usageError struct{ err error }
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
 
-// printErr prints a command's error on w. A usageError prints as the
-// error it wraps.
+// printErr prints a command's error on w, scrubbed of credentials
+// (harness.RedactText). A usageError prints as the error it wraps.
 func printErr(w io.Writer, err error) {
-	fmt.Fprintf(w, "agenteval: %v\n", err)
+	fmt.Fprintf(w, "agenteval: %s\n", harness.RedactText(err.Error()))
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {

@@ -80,7 +80,8 @@ reports with "agenteval report merge".`,
   agenteval run --mode replay-or-record       # record the scenarios that have no cassette yet
   agenteval run --shard 2/4 --format json > shard2.json
   agenteval run --watch scenarios/react       # rerun what changes, as you edit
-  agenteval run --limit file_bytes=16MiB --limit recursion_limit=200000`,
+  agenteval run --limit file_bytes=16MiB --limit recursion_limit=200000
+  agenteval run --limit cassette_body_bytes=256MiB   # a recording with a body larger than 64 MiB`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := cassette.ParseMode(mode)
 			if err != nil {
@@ -96,13 +97,12 @@ reports with "agenteval report merge".`,
 			if len(args) == 0 {
 				args = []string{root}
 			}
-			var limits harness.Limits
-			for _, l := range limitArgs {
-				if err := limits.Set(l); err != nil {
-					return &usageError{err: fmt.Errorf("run: --limit: %w", err)}
-				}
+			limits, err := parseLimits("run", limitArgs, false)
+			if err != nil {
+				return err
 			}
-			opts := harness.Options{CassetteDir: cassettes, GoldenDir: golden, Mode: m, Parallel: parallel, Update: update, Shard: sh, StateDir: stateDir, Overwrite: overwrite, Timeout: timeout}
+			opts := harness.Options{CassetteDir: cassettes, GoldenDir: golden, Mode: m, Parallel: parallel, Update: update, Shard: sh, StateDir: stateDir, Overwrite: overwrite, Timeout: timeout,
+				CassetteLimits: limits.Cassette()}
 			if err := opts.Validate(); err != nil {
 				return &usageError{err: fmt.Errorf("run: %w", err)}
 			}
@@ -135,7 +135,7 @@ reports with "agenteval report merge".`,
 	f.StringVar(&format, "format", "text", "what to print on stdout: text, json, junit or markdown")
 	f.StringSliceVar(&tags, "tag", nil, "run only scenarios with one of these tags")
 	f.DurationVar(&timeout, "timeout", 0, "how long each scenario may run unless its file sets timeout (0: no limit); a Go tool that ignores the cancellation is abandoned after a grace period")
-	f.StringArrayVar(&limitArgs, "limit", nil, "raise or lower a limit on scenario files, name=N (-1: none): file_bytes (4MiB), depth (200), values (262144), value_bytes (16MiB), recursion_limit (100000)")
+	addLimitFlag(cmd, &limitArgs, limitUsage)
 	f.BoolVar(&watch, "watch", false, "keep running: rerun the scenarios whose files, cassettes or golden files change")
 	f.StringVar(&stateDir, "state-dir", "", "keep each scenario's threads in a SQLite database here (<dir>/<scenario path>.db), for agenteval resume")
 	return cmd

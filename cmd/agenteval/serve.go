@@ -21,6 +21,7 @@ import (
 
 func newServeCmd() *cobra.Command {
 	var scenario, mode, addr, cassettePath string
+	var limitArgs []string
 	cmd := &cobra.Command{
 		Use:   "serve --scenario FILE [flags]",
 		Short: "Serve a scenario's model answers over the OpenAI and Anthropic wire protocols",
@@ -62,7 +63,11 @@ agent.mjs]}; the turn protocol is in the harness package doc.`,
 			if scenario == "" {
 				return &usageError{err: errors.New("serve: --scenario is required\nrun 'agenteval serve --help' for usage")}
 			}
-			s, err := harness.Load(scenario)
+			limits, err := parseLimits("serve", limitArgs, false)
+			if err != nil {
+				return err
+			}
+			s, err := limits.Load(scenario)
 			if err != nil {
 				return &usageError{err: err}
 			}
@@ -75,7 +80,7 @@ agent.mjs]}; the turn protocol is in the harness package doc.`,
 			if cassettePath == "" {
 				cassettePath = defaultCassette(scenario)
 			}
-			src, stop, err := serveSource(s, mode, cassettePath)
+			src, stop, err := serveSource(s, mode, cassettePath, limits.Cassette())
 			if err != nil {
 				return &usageError{err: err}
 			}
@@ -112,6 +117,7 @@ agent.mjs]}; the turn protocol is in the harness package doc.`,
 	cmd.Flags().StringVar(&mode, "mode", "", "script, replay or record (default: script when the scenario has one, else replay)")
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "the address to listen on (port 0: a free one)")
 	cmd.Flags().StringVar(&cassettePath, "cassette", "", "the cassette for replay and record (default: the scenario's path with scenarios/ replaced by cassettes/)")
+	addLimitFlag(cmd, &limitArgs, limitUsage)
 	return cmd
 }
 
@@ -126,8 +132,9 @@ func defaultCassette(scenario string) string {
 }
 
 // serveSource builds the answer source for a mode; stop ends it (writing
-// the cassette in record mode).
-func serveSource(s *harness.Scenario, mode, cassettePath string) (serve.Source, func() error, error) {
+// the cassette in record mode). limits bound the cassette it reads and
+// the bodies it records.
+func serveSource(s *harness.Scenario, mode, cassettePath string, limits cassette.Limits) (serve.Source, func() error, error) {
 	none := func() error { return nil }
 	switch mode {
 	case "script":
@@ -144,13 +151,13 @@ func serveSource(s *harness.Scenario, mode, cassettePath string) (serve.Source, 
 		}
 		return serve.NewScript(script), none, nil
 	case "replay":
-		c, _, err := cassette.Import(cassettePath)
+		c, _, err := limits.Import(cassettePath)
 		if err != nil {
 			return nil, nil, fmt.Errorf("serve: %w", err)
 		}
 		return serve.NewReplayOrdered(c), none, nil
 	case "record":
-		rec, err := cassette.Open(cassettePath, cassette.Options{Mode: cassette.ModeRecord, Scenario: s.File})
+		rec, err := cassette.Open(cassettePath, cassette.Options{Mode: cassette.ModeRecord, Scenario: s.File, Limits: limits})
 		if err != nil {
 			return nil, nil, fmt.Errorf("serve: %w", err)
 		}
@@ -169,15 +176,15 @@ func serveSummary(w io.Writer, srv *serve.Server) bool {
 	fmt.Fprintf(w, "%d requests\n", len(xs))
 	if err := srv.Err(); err != nil {
 		ok = false
-		fmt.Fprintf(w, "refused:\n%s\n", err)
+		fmt.Fprintf(w, "refused:\n%s\n", harness.RedactText(err.Error()))
 	}
 	for _, v := range serve.CheckClient(xs) {
 		if v.Kind == serve.Dangling {
-			fmt.Fprintf(w, "warning: %s\n", v)
+			fmt.Fprintf(w, "warning: %s\n", harness.RedactText(v.String()))
 			continue
 		}
 		ok = false
-		fmt.Fprintf(w, "client: %s: %s\n", v.Kind, v)
+		fmt.Fprintf(w, "client: %s: %s\n", v.Kind, harness.RedactText(v.String()))
 	}
 	return ok
 }

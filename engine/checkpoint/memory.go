@@ -43,10 +43,12 @@ type thread struct {
 	// children counts the checkpoints put under each parent ID ("" for
 	// roots), for the conflict check.
 	children map[string]int
+	// idTail ends every checkpoint ID of the thread (checkpointID)
+	idTail string
 }
 
 type saved struct {
-	cp     *engine.Checkpoint
+	cp     engine.Checkpoint
 	meta   engine.CheckpointMetadata
 	parent string
 }
@@ -65,9 +67,11 @@ func NewMemory() *Memory {
 
 var _ engine.Checkpointer = (*Memory)(nil)
 
-// Put stores a copy of cp as a child of cfg.CheckpointID and returns the
-// config that addresses it. A checkpoint without an ID gets the thread's
-// next one (see the package doc); cp itself is not changed.
+// Put stores cp as a child of cfg.CheckpointID and returns the config that
+// addresses it. It keeps cp's maps and slices, and meta's, which the
+// caller handed over (engine.Checkpointer). A checkpoint without an ID
+// gets the thread's next one (see the package doc); cp itself is not
+// changed.
 func (m *Memory) Put(_ context.Context, cfg engine.CheckpointConfig, cp *engine.Checkpoint, meta engine.CheckpointMetadata) (engine.CheckpointConfig, error) {
 	if cfg.ThreadID == "" {
 		return engine.CheckpointConfig{}, errors.New("put checkpoint: thread ID is empty")
@@ -95,13 +99,13 @@ func (m *Memory) Put(_ context.Context, cfg engine.CheckpointConfig, cp *engine.
 		return engine.CheckpointConfig{}, fmt.Errorf("put checkpoint in thread %q: the thread has taken %d checkpoints, the most IDs can count", cfg.ThreadID, t.puts)
 	}
 	t.puts++
-	var parent *engine.Checkpoint
-	if ps := t.checkpoints[cfg.CheckpointID]; ps != nil {
-		parent = ps.cp
-	}
-	stored := storeCheckpoint(cp, parent)
+	// the caller hands cp over (engine.Checkpointer): Memory keeps its
+	// maps as they are, in a struct of its own (in saved) so the ID it
+	// gives is not written into cp
+	s := &saved{cp: *cp, meta: meta, parent: cfg.CheckpointID}
+	stored := &s.cp
 	if stored.ID == "" {
-		stored.ID = checkpointID(key, t.puts)
+		stored.ID = t.checkpointID(key, t.puts)
 	}
 	if old, exists := t.checkpoints[stored.ID]; !exists {
 		i, _ := slices.BinarySearch(t.ids, stored.ID)
@@ -110,7 +114,7 @@ func (m *Memory) Put(_ context.Context, cfg engine.CheckpointConfig, cp *engine.
 		t.children[old.parent]--
 	}
 	t.children[cfg.CheckpointID]++
-	t.checkpoints[stored.ID] = &saved{cp: stored, meta: copyMetadata(meta), parent: cfg.CheckpointID}
+	t.checkpoints[stored.ID] = s
 	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: stored.ID}, nil
 }
 
@@ -145,6 +149,30 @@ func checkpointID(key threadKey, n uint64) string {
 	b := binary.BigEndian.Uint16(h[2:4])&0x3fff | 0x8000
 	c := binary.BigEndian.Uint64(h[8:16]) & 0xffffffffffff
 	return fmt.Sprintf("%08x-%04x-6%03x-%04x-%012x", n>>16, n&0xffff, a, b, c)
+}
+
+// checkpointID is checkpointID(key, n) with the part that hashes the
+// thread made once per thread: a superstep used to hash it and format the
+// whole ID with fmt.
+func (t *thread) checkpointID(key threadKey, n uint64) string {
+	if t.idTail == "" {
+		// "-6aaa-bbbb-cccccccccccc" of checkpointID(key, 0)
+		t.idTail = checkpointID(key, 0)[13:]
+	}
+	var buf [36]byte
+	const digits = "0123456789abcdef"
+	for i := 11; i >= 0; i-- {
+		d := digits[n&0xf]
+		n >>= 4
+		if i >= 8 {
+			buf[i+1] = d // the last four digits, after the dash
+		} else {
+			buf[i] = d
+		}
+	}
+	buf[8] = '-'
+	copy(buf[13:], t.idTail)
+	return string(buf[:])
 }
 
 // GetTuple returns the checkpoint cfg.CheckpointID names, or the thread's
@@ -295,7 +323,7 @@ func (t *thread) tuple(key threadKey, id string) *engine.CheckpointTuple {
 	s := t.checkpoints[id]
 	tup := &engine.CheckpointTuple{
 		Config:     engine.CheckpointConfig{ThreadID: key.id, CheckpointNS: key.ns, CheckpointID: id},
-		Checkpoint: copyCheckpoint(s.cp),
+		Checkpoint: copyCheckpoint(&s.cp),
 		Metadata:   copyMetadata(s.meta),
 	}
 	if s.parent != "" {
@@ -321,43 +349,6 @@ func copyCheckpoint(cp *engine.Checkpoint) *engine.Checkpoint {
 	}
 	c.UpdatedChannels = slices.Clone(cp.UpdatedChannels)
 	c.ListPrefix = maps.Clone(cp.ListPrefix)
-	return &c
-}
-
-// storeCheckpoint is copyCheckpoint for a checkpoint Memory keeps: what
-// is equal in the stored parent (a node's versions_seen map, the updated
-// channels, the list prefixes) is shared with it instead of copied. Stored
-// maps and slices are never changed and are copied on the way out (tuple),
-// so sharing them is safe. A superstep changes the versions seen by the
-// nodes that ran, so most nodes' maps are the parent's: W3 (memory, K=10)
-// allocated 1,714 objects per run before, see the commit for after.
-func storeCheckpoint(cp, parent *engine.Checkpoint) *engine.Checkpoint {
-	if parent == nil {
-		return copyCheckpoint(cp)
-	}
-	c := *cp
-	c.ChannelValues = maps.Clone(cp.ChannelValues)
-	c.ChannelVersions = maps.Clone(cp.ChannelVersions)
-	if cp.VersionsSeen != nil {
-		c.VersionsSeen = make(map[string]map[string]int64, len(cp.VersionsSeen))
-		for node, seen := range cp.VersionsSeen {
-			if old, ok := parent.VersionsSeen[node]; ok && (old == nil) == (seen == nil) && maps.Equal(old, seen) {
-				c.VersionsSeen[node] = old
-			} else {
-				c.VersionsSeen[node] = maps.Clone(seen)
-			}
-		}
-	}
-	if (parent.UpdatedChannels == nil) == (cp.UpdatedChannels == nil) && slices.Equal(parent.UpdatedChannels, cp.UpdatedChannels) {
-		c.UpdatedChannels = parent.UpdatedChannels
-	} else {
-		c.UpdatedChannels = slices.Clone(cp.UpdatedChannels)
-	}
-	if (parent.ListPrefix == nil) == (cp.ListPrefix == nil) && maps.Equal(parent.ListPrefix, cp.ListPrefix) {
-		c.ListPrefix = parent.ListPrefix
-	} else {
-		c.ListPrefix = maps.Clone(cp.ListPrefix)
-	}
 	return &c
 }
 

@@ -11,12 +11,14 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestPropMemorySharingReturnsWhatCopiesWould: Memory shares the parts of a
-// stored checkpoint that equal its parent's (storeCheckpoint) instead of
-// copying them. Whatever checkpoints are put, under whichever parents, and
-// whatever callers then do to the checkpoints they put and the tuples they
+// TestPropMemorySharingReturnsWhatCopiesWould: Memory keeps the maps and
+// slices of the checkpoints it is handed (the caller changes them no more,
+// engine.Checkpointer), sharing them with the caller and, where the caller
+// passed a parent's again, with the parent. Whatever checkpoints are put,
+// under whichever parents, and whatever callers then do to the tuples they
 // got, GetTuple returns exactly what a store that deep-copied every
-// checkpoint on the way in returns.
+// checkpoint on the way in returns, and Put leaves the checkpoint it was
+// given as it was.
 func TestPropMemorySharingReturnsWhatCopiesWould(t *testing.T) {
 	rapid.Check(t, propMemorySharingReturnsWhatCopiesWould)
 }
@@ -56,8 +58,16 @@ func propMemorySharingReturnsWhatCopiesWould(t *rapid.T) {
 		} else {
 			base = &engine.Checkpoint{V: 4, ChannelValues: map[string]any{}, ChannelVersions: map[string]int64{}, VersionsSeen: map[string]map[string]int64{}}
 		}
-		// a child: each part kept from the parent or changed
+		// a child: each part kept from the parent or changed; the maps
+		// passed again are the parent's own (a run passes the unchanged
+		// maps of its previous checkpoint again)
 		cp := deepCopy(base)
+		if parent != "" && rapid.Bool().Draw(t, "pass the parent's maps again") {
+			if tup, err := m.GetTuple(ctx, engine.CheckpointConfig{ThreadID: "t", CheckpointID: parent}); err == nil && tup != nil {
+				cp = tup.Checkpoint
+				cp.ChannelValues = maps.Clone(cp.ChannelValues)
+			}
+		}
 		cp.ID = ""
 		cp.ChannelValues["messages"] = fmt.Sprint("v", i)
 		if rapid.Bool().Draw(t, "change versions") {
@@ -87,12 +97,13 @@ func propMemorySharingReturnsWhatCopiesWould(t *rapid.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if cp.ID != "" {
+			t.Fatalf("Put wrote ID %q into the checkpoint it was given", cp.ID)
+		}
 		stored := deepCopy(cp)
 		stored.ID = cfg.CheckpointID
 		want[cfg.CheckpointID] = stored
 		ids = append(ids, cfg.CheckpointID)
-		// the caller goes on changing what it put
-		scribble(cp)
 		// every stored checkpoint reads back as its deep copy, and a
 		// caller changing what it read changes nothing stored
 		for _, id := range ids {
@@ -157,4 +168,20 @@ func scribble(cp *engine.Checkpoint) {
 	for k := range cp.ListPrefix {
 		cp.ListPrefix[k] = -1
 	}
+}
+
+// TestPropCheckpointIDFormattedAsBefore: the thread's cached ID tail and
+// the hex digits of the put count give the ID fmt gave, for any thread,
+// namespace and count.
+func TestPropCheckpointIDFormattedAsBefore(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		key := threadKey{rapid.String().Draw(t, "thread"), rapid.String().Draw(t, "ns")}
+		th := &thread{}
+		for range rapid.IntRange(1, 4).Draw(t, "puts") {
+			n := rapid.Uint64Range(0, maxPuts).Draw(t, "n")
+			if got, want := th.checkpointID(key, n), checkpointID(key, n); got != want {
+				t.Fatalf("checkpointID(%q, %d) = %s, want %s", key, n, got, want)
+			}
+		}
+	})
 }

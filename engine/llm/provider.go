@@ -39,6 +39,11 @@ type ChunkFunc func(Chunk)
 
 type chunkKey struct{}
 
+// MaxErrorBodyBytes is how much of a provider's error response an
+// APIError keeps: 1 MiB, far more than any provider's error message, so
+// that a broken or hostile server cannot make an error hold gigabytes.
+const MaxErrorBodyBytes = 1 << 20
+
 // WithChunkFunc returns a context whose streamed model calls report their
 // chunks to fn (in addition to any OnChunk of the model's config). Models
 // that do not stream report nothing.
@@ -153,7 +158,7 @@ func newAPIError(provider, model string, resp *http.Response) *APIError {
 	}
 	e.StatusCode = resp.StatusCode
 	if resp.Body != nil {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBodyBytes))
 		resp.Body.Close()
 		e.Body = string(b)
 	}

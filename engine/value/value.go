@@ -228,12 +228,19 @@ func (o *Object) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// MaxJSONDepth bounds the nesting of arrays and objects DecodeJSON reads,
+// as encoding/json bounds it: the decoder and every walk over a value are
+// recursive, and 8 MB of "[" nested a million levels deep overflowed the
+// goroutine stack (a fatal error, not a panic), 2 MB took 3 s and 500 MB.
+const MaxJSONDepth = 10000
+
 // DecodeJSON parses one JSON document into the value model
-// (nil, bool, json.Number, string, []any, *Object). Trailing data is an error.
+// (nil, bool, json.Number, string, []any, *Object). Trailing data is an
+// error, and so is nesting deeper than MaxJSONDepth.
 func DecodeJSON(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decodeValue(dec)
+	v, err := decodeValue(dec, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +253,7 @@ func DecodeJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
+func decodeValue(dec *json.Decoder, depth int) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		if err == io.EOF {
@@ -256,6 +263,9 @@ func decodeValue(dec *json.Decoder) (any, error) {
 	}
 	switch t := tok.(type) {
 	case json.Delim:
+		if depth == MaxJSONDepth && (t == '{' || t == '[') {
+			return nil, fmt.Errorf("invalid JSON: nested deeper than %d levels", MaxJSONDepth)
+		}
 		switch t {
 		case '{':
 			o := &Object{}
@@ -268,7 +278,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 				if !ok {
 					return nil, fmt.Errorf("invalid JSON: object key %v is not a string", kt)
 				}
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -281,7 +291,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 		case '[':
 			arr := []any{}
 			for dec.More() {
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -401,6 +411,13 @@ func writeJSON(b *bytes.Buffer, v any, py bool) error {
 		b.WriteString(s)
 	case string:
 		writeJSONString(b, t, py)
+	case int:
+		// what ToValue's json.Number(strconv.Itoa(t)) writes, without it
+		var digits [20]byte
+		b.Write(strconv.AppendInt(digits[:0], int64(t), 10))
+	case int64:
+		var digits [20]byte
+		b.Write(strconv.AppendInt(digits[:0], t, 10))
 	case []any:
 		b.WriteByte('[')
 		for i, e := range t {
@@ -445,6 +462,10 @@ func writeJSON(b *bytes.Buffer, v any, py bool) error {
 func jsonNumber(n json.Number, py bool) (string, error) {
 	s := string(n)
 	if !strings.ContainsAny(s, ".eE") {
+		if canonicalInt(s) {
+			// what the big.Int below would give back, without it
+			return s, nil
+		}
 		n, ok := new(big.Int).SetString(s, 10)
 		if !ok {
 			return "", fmt.Errorf("invalid JSON number %q", s)
@@ -470,9 +491,38 @@ func jsonNumber(n json.Number, py bool) (string, error) {
 	return PyFloatRepr(f), nil
 }
 
+// WriteJSONString appends s to b as a JSON string, exactly as WriteJSON(b,
+// s) does, without boxing s in an interface.
+func WriteJSONString(b *bytes.Buffer, s string) { writeJSONString(b, s, false) }
+
+// canonicalInt reports whether s is an integer as strconv.Itoa writes
+// one: an optional '-', then digits without a leading zero (or "0").
+func canonicalInt(s string) bool {
+	d := strings.TrimPrefix(s, "-")
+	if d == "" || (d[0] == '0' && (len(d) > 1 || len(d) < len(s))) {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 func writeJSONString(b *bytes.Buffer, s string, py bool) {
 	b.WriteByte('"')
 	for i := 0; i < len(s); {
+		// a run of printable ASCII other than '"' and '\\' is written as it is
+		j := i
+		for j < len(s) && s[j] >= 0x20 && s[j] < utf8.RuneSelf && s[j] != '"' && s[j] != '\\' {
+			j++
+		}
+		if j > i {
+			b.WriteString(s[i:j])
+			i = j
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			// invalid UTF-8: Python would have a surrogate escape; keep the

@@ -2,37 +2,25 @@ package evalreport
 
 import (
 	"fmt"
-	"io"
-	"os"
 
-	"github.com/agenteval/agenteval/atomicfile"
+	"github.com/agenteval/agenteval/report"
 )
 
 // files are what WriteDir writes, by writer.
-var files = []struct {
-	name  string
-	write func(io.Writer, *Report) error
-}{
-	{"eval.json", WriteJSON},
-	{"eval-junit.xml", WriteJUnit},
-	{"eval.md", WriteMarkdown},
-	{"eval.html", WriteHTML},
+var files = []report.FileWriter[*Report]{
+	{Name: "eval.json", Write: WriteJSON},
+	{Name: "eval-junit.xml", Write: WriteJUnit},
+	{Name: "eval.md", Write: WriteMarkdown},
+	{Name: "eval.html", Write: WriteHTML},
 }
 
 // WriteDir writes the report into dir (created if missing) as eval.json,
 // eval-junit.xml, eval.md and eval.html, the files "agenteval eval
-// --report-dir" leaves, as one set (atomicfile.WriteSet): all four are
+// --report-dir" leaves, as one set (report.WriteFiles): all four are
 // written and synced before any replaces the previous run's, so a
 // failure leaves that run's four files as they were.
 func WriteDir(dir string, r *Report) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("report dir: %w", err)
-	}
-	set := make([]atomicfile.File, len(files))
-	for i, f := range files {
-		set[i] = atomicfile.File{Name: f.name, Write: func(w io.Writer) error { return f.write(w, r) }}
-	}
-	if err := atomicfile.WriteSet(dir, 0o644, set...); err != nil {
+	if err := report.WriteFiles(dir, r, files); err != nil {
 		return fmt.Errorf("write eval report: %w", err)
 	}
 	return nil
@@ -41,14 +29,5 @@ func WriteDir(dir string, r *Report) error {
 // ReadJSONFile reads the eval report at path (see ReadJSON). An error
 // names the file.
 func ReadJSONFile(path string) (*Report, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r, err := ReadJSON(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return r, nil
+	return report.ReadFile(path, ReadJSON)
 }

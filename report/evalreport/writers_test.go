@@ -227,15 +227,15 @@ func TestWriteDir(t *testing.T) {
 	}
 	for _, f := range files {
 		var want bytes.Buffer
-		if err := f.write(&want, r); err != nil {
+		if err := f.Write(&want, r); err != nil {
 			t.Fatal(err)
 		}
-		got, err := os.ReadFile(filepath.Join(dir, "new", f.name))
+		got, err := os.ReadFile(filepath.Join(dir, "new", f.Name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want.Bytes()) {
-			t.Errorf("%s differs from its writer's output", f.name)
+			t.Errorf("%s differs from its writer's output", f.Name)
 		}
 	}
 	back, err := ReadJSONFile(filepath.Join(dir, "new", "eval.json"))

@@ -618,15 +618,10 @@ func testCopiesAreIndependent(t *testing.T, newSaver func(t *testing.T) engine.C
 	}
 	want := mustGet(t, s, put)
 
-	// change what was put
-	c.ChannelValues["messages"] = "changed"
-	c.ChannelValues["new"] = 1
-	c.ChannelVersions["messages"] = 9
-	c.VersionsSeen["agent"]["messages"] = 9
-	c.VersionsSeen["tools"] = map[string]int64{}
-	c.UpdatedChannels[0] = "changed"
-	meta.Parents[""] = "changed"
+	// change the writes' slice (the checkpoint and metadata were handed
+	// over: the caller does not change them, engine.Checkpointer)
 	writes[0].Value = "changed"
+	writes[0].Channel = "changed"
 	// change what was read
 	got1 := mustGet(t, s, put)
 	got1.Checkpoint.ChannelValues["messages"] = "changed"
