@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenteval/agenteval/engine"
 	"github.com/agenteval/agenteval/stats"
 )
 
@@ -129,6 +130,40 @@ func BenchmarkW4ThreadGrowth(b *testing.B) {
 	}
 }
 
+// BenchmarkW4HandedBack is W4 without a checkpointer as a conversation
+// runs it: every turn's input is the previous turn's result plus a
+// question, so the thread grows by 4 messages a turn and its messages
+// that came without an ID come back with one (W4's own case gives every
+// turn the same input). The thread is M messages again every w4Turns
+// turns, off the clock.
+func BenchmarkW4HandedBack(b *testing.B) {
+	for _, m := range W4Lengths {
+		b.Run(fmt.Sprintf("messages=%d", m), func(b *testing.B) {
+			agent, err := engine.CreateReactAgent(engine.ReactAgentConfig{Model: newCycleModel(1), Tools: []engine.Tool{trivialTool(0)}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			hist := History(m)
+			thread := hist
+			p := &op{units: 4, resetEvery: w4Turns}
+			p.reset = func(context.Context) error { thread = hist; return nil }
+			p.run = func(ctx context.Context) error {
+				input := append(thread[:len(thread):len(thread)], engine.HumanMessage("And tomorrow?"))
+				res, err := agent.Invoke(ctx, engine.State{"messages": input}, engine.Config{})
+				if err != nil {
+					return err
+				}
+				thread = res.Values.Messages("messages")
+				if len(thread) != len(input)+3 {
+					return fmt.Errorf("turn ended with %d messages, want %d", len(thread), len(input)+3)
+				}
+				return nil
+			}
+			benchOp(b, p, "us/step")
+		})
+	}
+}
+
 // BenchmarkW5Replay is W5: the generated corpus replayed by 1 and
 // GOMAXPROCS workers.
 func BenchmarkW5Replay(b *testing.B) {
@@ -208,4 +243,30 @@ func BenchmarkBaselineGoroutines(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed())/float64(b.N)/1e6, "ms/invocation")
 	})
+}
+
+// BenchmarkBaselineListCopy is the floor W4 meets when a turn forks the
+// thread (from=fork) or is given the whole thread as its input (no
+// checkpointer): a thread is one contiguous []engine.Message (what
+// ModelRequest.Messages and the state hand out), and the positions after
+// the thread's last message are held by another branch or by the
+// caller's list, so such a turn copies the thread once. Here the copy
+// alone: one M-message list per turn with W4's spare eighth, kept alive
+// for w4Turns turns as Memory keeps a fork's checkpoints, in W4's unit (a
+// turn is 4 steps). Compare with W4 at the same M and at 10 messages.
+func BenchmarkBaselineListCopy(b *testing.B) {
+	for _, m := range W4Lengths {
+		b.Run(fmt.Sprintf("messages=%d", m), func(b *testing.B) {
+			hist := History(m)
+			kept := make([][]engine.Message, w4Turns)
+			i := 0
+			for b.Loop() {
+				out := make([]engine.Message, m+1+(m+1)/8)
+				copy(out, hist)
+				kept[i%w4Turns] = out[:m]
+				i++
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/(float64(b.N)*4), "us/step")
+		})
+	}
 }

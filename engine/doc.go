@@ -126,6 +126,17 @@
 // returns is copied first, and in a stream of updates the chunk shows a
 // list as its node wrote it.
 //
+// What a turn costs depends on where its thread comes from. A run that
+// continues a thread from its newest checkpoint appends to the list in
+// place: its cost does not grow with the thread. A run from an older
+// checkpoint (a fork), and a run without a checkpointer given the whole
+// thread as its input, copy the thread's list once, because the places
+// after its last message belong to another branch or to the caller; what
+// else such a run would do per message (hashing the input for its ID
+// seed, indexing its IDs) it does only for messages the graph has not
+// seen in an earlier run's input (the graph keeps snapshots of the last
+// eight long lists it was given). Keep long threads in a checkpointer.
+//
 // # Deliberate differences from LangGraph
 //
 //   - IDs are deterministic. LangGraph uses random UUIDs for messages and

@@ -101,7 +101,9 @@ func TestPropSeedOfStreamsTheSameJSON(t *testing.T) {
 // turn), cut it back and grow it differently (a fork), copy it to a new
 // array, replace a message in place, replace a tool call or a content
 // block in place in the list the caller handed over, change a string
-// field in place, or switch to another thread.
+// field in place, give a message another's ID, hand the thread back with
+// IDs on every message (as a run's result), or switch to another thread. The cache also says it knows the input's long list, and the ID
+// index it offers for it is right (checkKnown).
 func TestPropSeedCacheMatchesSeedOf(t *testing.T) {
 	rapid.Check(t, propSeedCacheMatchesSeedOf)
 }
@@ -112,6 +114,10 @@ func FuzzSeedCacheMatchesSeedOf(f *testing.F) {
 
 func propSeedCacheMatchesSeedOf(t *rapid.T) {
 	text := rapid.SampledFrom([]string{"", "q", "héllo \"world\"", "x"})
+	// with every message's ID set (as in threads a channel made), the
+	// seed entries' ID indexes cover long lists
+	allIDs := rapid.Bool().Draw(t, "all IDs")
+	serial := 0
 	newMsg := func(i int) Message {
 		var m Message
 		switch rapid.IntRange(0, 3).Draw(t, "type") {
@@ -124,19 +130,20 @@ func propSeedCacheMatchesSeedOf(t *rapid.T) {
 		default:
 			m = Message{Type: TypeHuman, Content: Blocks(NewObject("type", "text", "text", text.Draw(t, "block")))}
 		}
-		if rapid.Bool().Draw(t, "has id") {
-			m.ID = fmt.Sprintf("m%d", i)
+		serial++
+		if allIDs || rapid.Bool().Draw(t, "has id") {
+			m.ID = fmt.Sprintf("m%d", serial)
 		}
 		return m
 	}
 	c := newSeedCache()
 	thread := "t1"
 	var msgs []Message
-	for i := range rapid.IntRange(seedCacheMin-4, seedCacheMin+20).Draw(t, "prefill") {
+	for i := range rapid.IntRange(seedCacheMin-4, 3*seedStride+20).Draw(t, "prefill") {
 		msgs = append(msgs, newMsg(i))
 	}
 	for range rapid.IntRange(1, 12).Draw(t, "runs") {
-		switch rapid.IntRange(0, 8).Draw(t, "op") {
+		switch rapid.IntRange(0, 12).Draw(t, "op") {
 		case 0, 1: // a turn: the thread grows
 			for range rapid.IntRange(1, 5).Draw(t, "new") {
 				msgs = append(msgs, newMsg(len(msgs)))
@@ -171,6 +178,35 @@ func propSeedCacheMatchesSeedOf(t *rapid.T) {
 			if len(msgs) > 0 {
 				msgs[rapid.IntRange(0, len(msgs)-1).Draw(t, "at")].Status = "error"
 			}
+		case 8: // a turn that adds many messages at once
+			for range rapid.IntRange(deltaMax, 2*deltaMax).Draw(t, "many new") {
+				msgs = append(msgs, newMsg(len(msgs)))
+			}
+		case 9: // a message with the ID of another
+			if len(msgs) > 1 {
+				i, j := rapid.IntRange(0, len(msgs)-1).Draw(t, "at"), rapid.IntRange(0, len(msgs)-1).Draw(t, "same id as")
+				msgs[i].ID = msgs[j].ID
+			}
+		case 10: // a fork at the first message an ID index stops at
+			seen := map[string]bool{}
+			for i, m := range msgs {
+				if m.ID == "" || seen[m.ID] {
+					msgs = msgs[:i]
+					for range rapid.IntRange(1, 2*deltaMax).Draw(t, "new after cut") {
+						msgs = append(msgs, newMsg(len(msgs)))
+					}
+					break
+				}
+				seen[m.ID] = true
+			}
+		case 11: // the thread handed back by a run without a checkpointer:
+			// its messages without an ID have one now, and a new one
+			for i := range msgs {
+				if msgs[i].ID == "" {
+					msgs[i].ID = fmt.Sprintf("given%d", i)
+				}
+			}
+			msgs = append(msgs, newMsg(len(msgs)))
 		default:
 			thread = rapid.SampledFrom([]string{"t1", "t2"}).Draw(t, "thread")
 		}
@@ -178,8 +214,54 @@ func propSeedCacheMatchesSeedOf(t *rapid.T) {
 		if rapid.Bool().Draw(t, "another key") {
 			input["a"] = "first" // a key hashed before the list: another state before '['
 		}
-		if got, want := c.seed(thread, input), seedOfWhole(thread, input); got != want {
+		got, known := c.seed(thread, input)
+		if want := seedOfWhole(thread, input); got != want {
 			t.Fatalf("cached seed %s, from scratch %s (%d messages)", got, want, len(msgs))
+		}
+		checkKnown(t, known, msgs)
+	}
+}
+
+// checkKnown checks what the seed cache says it knows of the list msgs
+// of an input: the list itself, a snapshot equal to it, and an ID index
+// of its leading messages that a channel may take over (see
+// seedEntry.index).
+func checkKnown(t *rapid.T, known []knownList, msgs []Message) {
+	if len(msgs) < seedCacheMin {
+		if len(known) > 0 {
+			t.Fatalf("%d known lists for %d messages", len(known), len(msgs))
+		}
+		return
+	}
+	k, ok := knownListOf(known, msgs)
+	if !ok || len(known) != 1 {
+		t.Fatalf("the input's list is not known (%d known lists)", len(known))
+	}
+	if len(k.snap) < len(msgs) || !sameMessages(k.snap[:len(msgs)], msgs) {
+		t.Fatalf("the snapshot (%d messages) does not begin with the list (%d)", len(k.snap), len(msgs))
+	}
+	idx := k.entry.index(k.snap, len(msgs))
+	// qualify: the leading messages with an ID, none removing, no ID twice
+	qualify, seen := 0, map[string]bool{}
+	for _, m := range msgs {
+		if m.ID == "" || m.Type == TypeRemove || seen[m.ID] {
+			break
+		}
+		seen[m.ID] = true
+		qualify++
+	}
+	covered := min(idx.n, len(msgs))
+	if covered > qualify || qualify-covered > deltaMax {
+		t.Fatalf("index covers %d of %d messages, %d of which qualify", covered, len(msgs), qualify)
+	}
+	for i := range covered {
+		if j, ok := idx.pos[msgs[i].ID]; !ok || j != i {
+			t.Fatalf("index puts %q at %d (%v), the list at %d", msgs[i].ID, j, ok, i)
+		}
+	}
+	for id, j := range idx.pos {
+		if j < covered && msgs[j].ID != id {
+			t.Fatalf("index puts %q at %d, where the list has %q", id, j, msgs[j].ID)
 		}
 	}
 }

@@ -396,6 +396,10 @@ type run struct {
 	parentCfg    *CheckpointConfig
 	parentLoaded bool
 	prevCfg      CheckpointConfig // what parentCfg points to after a put
+
+	// known are the long message lists of the run's input the graph's
+	// seed cache recognised, until the input is normalized
+	known []knownList
 }
 
 type taskKind int
@@ -622,9 +626,9 @@ func (r *run) enter(input any) error {
 		r.cpCfg.Fork = r.cfg.CheckpointID != ""
 	}
 	if r.nest != nil {
-		r.seed = r.g.seeds.seed(r.cfg.ThreadID+"|"+r.nest.ns, input)
+		r.seed, r.known = r.g.seeds.seed(r.cfg.ThreadID+"|"+r.nest.ns, input)
 	} else {
-		r.seed = r.g.seeds.seed(r.cfg.ThreadID, input)
+		r.seed, r.known = r.g.seeds.seed(r.cfg.ThreadID, input)
 	}
 	if r.saver == nil {
 		r.idKey = fastIDKey(r.seed)
@@ -724,6 +728,7 @@ func (r *run) first(input any) error {
 			return err
 		}
 		inWrites, err := r.normalize([]write{{channel: Start, value: input}}, "input|"+r.cpID)
+		r.known = nil
 		if err != nil {
 			return err
 		}
@@ -1500,6 +1505,20 @@ func (r *run) normalizeOne(w write, ids idSource) (write, error) {
 	var n writeNormalizer
 	switch c := r.channel(w.channel).(type) {
 	case *messagesChan:
+		if msgs, ok := w.value.([]Message); ok {
+			if k, ok := knownListOf(r.known, msgs); ok {
+				// a long input list the graph has seen: one copy, and
+				// the channel takes it as it is (see listHint)
+				out, h := normalizeKnownList(k, ids.nextID)
+				c.hint = h
+				return write{channel: w.channel, value: out}, nil
+			}
+			if c.hint.is(msgs) {
+				// that list again, written by __start__: every message
+				// has its ID
+				return w, nil
+			}
+		}
 		n = AddMessagesReducer{}
 	case *binop:
 		wn, ok := c.reducer.(writeNormalizer)

@@ -52,8 +52,9 @@ func renderMsgs(ms []Message) []string {
 // TestPropMessagesChannelMatchesModel drives the add_messages channel
 // through long histories (past the lengths where it indexes IDs and
 // rebuilds its index) with the operations runs put it through: updates,
-// checkpoints restored with and without the graph's index cache, and
-// fresh-read forks, in place and copying. After every operation its value
+// checkpoints restored with and without the graph's index cache,
+// fresh-read forks, in place and copying, and a run's long input list
+// adopted by a new channel (listHint). After every operation its value
 // must be the model's, and every value it handed out earlier must be
 // unchanged (it appends into its own spare capacity, never into theirs).
 func TestPropMessagesChannelMatchesModel(t *testing.T) {
@@ -80,6 +81,17 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 				case 1:
 					if rapid.IntRange(0, 9).Draw(t, "remove all") == 0 {
 						out = append(out, RemoveMessage(RemoveAllMessages))
+					}
+				case 2, 3:
+					// the ID of a message in the list: it is replaced
+					// (or, with a RemoveMessage, removed)
+					if len(model) > 0 {
+						m := HumanMessage(fmt.Sprintf("m%d", serial))
+						m.ID = model[rapid.IntRange(0, len(model)-1).Draw(t, "existing")].ID
+						if rapid.IntRange(0, 3).Draw(t, "remove existing") == 0 {
+							m = RemoveMessage(m.ID)
+						}
+						out = append(out, m)
 					}
 				default:
 					// a pooled ID (replaces when present) or a new one
@@ -134,9 +146,58 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 			}
 			return c.restoreIndexed(v, true, li).(*messagesChan)
 		}
+		// input is a run's input list: a long list the graph's seed cache
+		// has seen, some of it with an ID index already, normalized and
+		// handed to a new, empty channel as a run without a checkpointer
+		// does. Its IDs must be the ones normalizeWrite gives, and the
+		// channel's value the model's.
+		input := func() *messagesChan {
+			// a thread with distinct IDs, then a few defects: messages
+			// without an ID, removals, IDs seen before
+			list := make([]Message, rapid.IntRange(seedCacheMin, seedCacheMin+3*deltaMax).Draw(t, "input length"))
+			for i := range list {
+				serial++
+				list[i] = HumanMessage(fmt.Sprintf("m%d", serial))
+				list[i].ID = fmt.Sprintf("in%d", serial)
+			}
+			for range rapid.IntRange(0, 3).Draw(t, "defects") {
+				i := rapid.IntRange(0, len(list)-1).Draw(t, "defect at")
+				switch rapid.IntRange(0, 3).Draw(t, "defect") {
+				case 0:
+					list[i].ID = ""
+				case 1:
+					list[i] = RemoveMessage(list[rapid.IntRange(0, len(list)-1).Draw(t, "removed")].ID)
+				case 2:
+					list[i] = RemoveMessage(RemoveAllMessages)
+				default:
+					list[i].ID = list[rapid.IntRange(0, len(list)-1).Draw(t, "same id as")].ID
+				}
+			}
+			e := &seedEntry{snap: slices.Clone(list), stop: -1}
+			if rapid.Bool().Draw(t, "indexed before") {
+				e.index(e.snap, rapid.IntRange(0, len(list)).Draw(t, "indexed"))
+			}
+			k := knownList{list: list, snap: e.snap, entry: e}
+			if rapid.Bool().Draw(t, "known as a shorter list") {
+				k.list = list[:rapid.IntRange(len(list)/2, len(list)).Draw(t, "known length")]
+			}
+			ids := 0
+			newID := func() string { ids++; return fmt.Sprintf("input%d", ids) }
+			out, h := normalizeKnownList(k, newID)
+			ids = 0
+			want, _ := AddMessagesReducer{}.normalizeWrite(k.list, funcIDs(newID), false)
+			if got, want := renderMsgs(out), renderMsgs(want.([]Message)); !slices.Equal(got, want) {
+				t.Fatalf("normalized input:\n got %v\nwant %v", got, want)
+			}
+			views = append(views, held{out, renderMsgs(out)})
+			n := newMessagesChan("messages")
+			n.hint = h
+			model = apply(n, nil, out, "input")
+			return n
+		}
 		steps := rapid.IntRange(1, 40).Draw(t, "steps")
 		for range steps {
-			switch rapid.IntRange(0, 6).Draw(t, "op") {
+			switch rapid.IntRange(0, 7).Draw(t, "op") {
 			case 0, 1:
 				model = apply(c, model, batch(), "update")
 			case 2, 3:
@@ -167,6 +228,8 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 				model = apply(c, model, right, "after fork")
 			case 6:
 				hold(c)
+			case 7:
+				c = input()
 			}
 			for i, h := range views {
 				if got := renderMsgs(h.view); !slices.Equal(got, h.want) {
@@ -176,3 +239,8 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 		}
 	})
 }
+
+// funcIDs is an idSource that calls a function.
+type funcIDs func() string
+
+func (f funcIDs) nextID() string { return f() }

@@ -249,7 +249,7 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 	}
 	r, step := g.updateRun(ctx, cfg, saved)
 	defer r.releaseLists()
-	r.seed = g.seeds.seed(cfg.ThreadID, values)
+	r.seed, _ = g.seeds.seed(cfg.ThreadID, values)
 	r.step, r.stop = step+1, step+3
 
 	if values == nil && asNode == End {
