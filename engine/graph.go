@@ -220,7 +220,6 @@ type Graph struct {
 	stateKeys       []string // output keys, schema order (output_channels)
 	streamKeys      []string // stateKeys, then node-input keys (stream_channels)
 	inputKeys       []string // keys the input may set
-	triggerToNodes  map[string][]string
 	checkpointer    Checkpointer
 	store           Store
 	interruptBefore []string
@@ -501,7 +500,6 @@ func newGraph(opts CompileOptions) *Graph {
 		nodes:           map[string]*pregelNode{},
 		channels:        map[string]func() channel{},
 		managed:         map[string]Managed{},
-		triggerToNodes:  map[string][]string{},
 		checkpointer:    opts.Checkpointer,
 		store:           opts.Store,
 		interruptBefore: opts.InterruptBefore,
@@ -684,14 +682,12 @@ func (g *StateGraph) wireBranches(out *Graph) {
 	}
 }
 
-// indexTriggers maps every trigger channel to the nodes it triggers, in
-// node order, and sorts each node's triggers as its pull tasks list them.
+// indexTriggers sorts each node's triggers as its pull tasks list them.
+// (Which nodes a channel triggers, prepare_next_tasks' trigger_to_nodes,
+// a run reads from the nodes' trigger numbers: see run.candidates.)
 func (g *Graph) indexTriggers() {
 	for _, name := range g.nodeOrder {
 		n := g.nodes[name]
-		for _, t := range n.triggers {
-			g.triggerToNodes[t] = append(g.triggerToNodes[t], name)
-		}
 		n.taskTriggers = slices.Sorted(slices.Values(n.triggers))
 	}
 }
