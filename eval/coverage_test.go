@@ -26,6 +26,9 @@ func TestSimulatedWilsonCoverage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("50,000 trials; skipped with -short")
 	}
+	if raceEnabled {
+		t.Skip("50,000 trials of arithmetic, not concurrency: run without -race (.ci/run's statistics step)")
+	}
 	t.Parallel()
 	const sims, n, p = 1000, 50, 0.8
 	plan := prepare(t, "testdata/coverage/coverage.yaml")
