@@ -46,6 +46,7 @@ var documentedLimits = map[string]any{
 	"scripted request log":            count(llm.DefaultRequestLog),
 	"serve request body":              size(serve.DefaultMaxRequestBytes),
 	"provider error body":             size(llm.MaxErrorBodyBytes),
+	"provider response body":          size(llm.MaxResponseBodyBytes),
 	"diff edits":                      count(textdiff.MaxEdits),
 }
 
