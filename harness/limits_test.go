@@ -143,6 +143,13 @@ func TestScanNestingSkipsText(t *testing.T) {
 		"literal": "a: |\n  " + many + "\n  more\nb: 1\n",
 		"folded":  "a: >-\n    " + many + "\n\n    " + many + "\nb: 1\n",
 		"flow":    "a: [\"" + many + "\", '" + many + "', x]\n",
+		// a lone CR is a line break to the parser: the "#" after it
+		// starts a comment (FuzzScanNesting found this)
+		"cr_comment": "a: 1\r# " + many + "\r",
+		// a tab does not end a tag: the brackets after it are the tag's
+		"tag_tab": "!\t" + many,
+		// nor is "#" right after a document end marker
+		"end_comment": "a: 1\n...# " + many + "\n",
 	}
 	for name, doc := range docs {
 		if at, deep := scanNesting([]byte(doc), 200); deep {
@@ -153,6 +160,8 @@ func TestScanNestingSkipsText(t *testing.T) {
 		"after_literal": "a: |\n  x\nb: " + many + "\n",
 		"anchored":      "a: &x !!seq " + many + "\n",
 		"dashes":        strings.Repeat("- ", 202) + "x\n",
+		// and "- " after one starts a line of sequence entries
+		"cr_dashes": "a:\r" + strings.Repeat("- ", 202) + "x\r",
 	} {
 		if _, deep := scanNesting([]byte(doc), 200); !deep {
 			t.Errorf("%s: scanNesting(%.40q) = not deep, want deep", name, doc)
