@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/agenteval/agenteval/engine/value"
 )
 
 // toolBehaviours are what a generated tool answers, each a way a call's
@@ -142,7 +144,11 @@ func propRunCallMatchesGeneral(t *rapid.T) {
 	rt := &Runtime{}
 	ctx := context.Background()
 	var m1, m2 Message
-	c1, e1 := n.runCall(ctx, &call, state, kind, rt, &m1)
+	var dst *Object
+	if rapid.Bool().Draw(t, "slab") {
+		dst = &value.NewObjects(1, n.argsCap)[0]
+	}
+	c1, e1 := n.runCall(ctx, &call, state, kind, rt, dst, &m1)
 	c2, e2 := n.runGeneral(ctx, &call, state, kind, rt, &m2)
 	if a, b := outcome(m1, c1, e1), outcome(m2, c2, e2); !reflect.DeepEqual(a, b) {
 		t.Fatalf("runCall answered\n%+v\nprepare and finish\n%+v", a, b)
