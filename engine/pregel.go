@@ -343,6 +343,8 @@ type run struct {
 
 	stopped bool
 	saver   Checkpointer
+	// snapSaver is the saver when it takes snapshots (SnapshotSaver)
+	snapSaver SnapshotSaver
 	cpCfg   CheckpointConfig
 	// cpID is the ID of the run's newest checkpoint ("" before the first
 	// on a new thread); vers its versions
@@ -550,6 +552,7 @@ func (r *run) execute(input any) (err error) {
 		// a subgraph compiled without a checkpointer uses its parent's
 		r.saver = r.nest.parent.saver
 	}
+	r.snapSaver, _ = r.saver.(SnapshotSaver)
 	if r.modes.has(StreamCustom) || r.modes.has(StreamMessages) || r.cfg.Subgraphs {
 		// only these modes forward parts from a task's goroutine to the
 		// loop (forward): custom output, messages, subgraphs' parts
@@ -2056,7 +2059,13 @@ func (r *run) putCheckpoint(source string) error {
 		r.step++
 		return nil
 	}
-	cp := r.checkpoint()
+	var cp *Checkpoint
+	var snap *CheckpointSnapshot
+	if r.snapSaver != nil {
+		snap = r.snapshot()
+	} else {
+		cp = r.checkpoint()
+	}
 	if r.parents == nil {
 		// the same for every checkpoint of the run: the parent's
 		// checkpoint does not change while this run is its task
@@ -2070,7 +2079,13 @@ func (r *run) putCheckpoint(source string) error {
 		}
 	}
 	r.meta = CheckpointMetadata{Source: source, Step: r.step, Parents: r.parents}
-	cfg, err := r.saver.Put(r.ctx, r.cpCfg, cp, r.meta)
+	var cfg CheckpointConfig
+	var err error
+	if snap != nil {
+		cfg, err = r.snapSaver.PutSnapshot(r.ctx, r.cpCfg, snap, r.meta)
+	} else {
+		cfg, err = r.saver.Put(r.ctx, r.cpCfg, cp, r.meta)
+	}
 	if err != nil {
 		return fmt.Errorf("save checkpoint of thread %q at step %d: %w", r.cfg.ThreadID, r.step, err)
 	}

@@ -37,9 +37,6 @@ type thread struct {
 	// ids holds the thread's checkpoint IDs in ascending order.
 	ids         []string
 	checkpoints map[string]*saved
-	// writes holds each checkpoint's pending writes, by task in the order
-	// each task first wrote.
-	writes map[string][]taskWrites
 	// children counts the checkpoints put under each parent ID ("" for
 	// roots), for the conflict check.
 	children map[string]int
@@ -47,17 +44,29 @@ type thread struct {
 	idTail string
 }
 
+// saved is one stored checkpoint: its ID, the checkpoint a caller put (cp)
+// or the snapshot a run put (snap), its metadata and parent, and its
+// pending writes by task in the order each task first wrote.
 type saved struct {
-	cp     engine.Checkpoint
+	id     string
+	cp     *engine.Checkpoint
+	snap   *engine.CheckpointSnapshot
 	meta   engine.CheckpointMetadata
 	parent string
+	writes []taskWrites
+	// most checkpoints get the writes of one task
+	writesBuf [1]taskWrites
 }
 
 type taskWrites struct {
 	task   string
-	writes []engine.PendingWrite
-	// slots holds engine.WriteSlot of each write.
-	slots []int
+	writes []slotWrite
+}
+
+// slotWrite is a write and its engine.WriteSlot.
+type slotWrite struct {
+	engine.PendingWrite
+	slot int
 }
 
 // NewMemory returns an empty in-memory checkpointer.
@@ -65,7 +74,7 @@ func NewMemory() *Memory {
 	return &Memory{threads: map[threadKey]*thread{}}
 }
 
-var _ engine.Checkpointer = (*Memory)(nil)
+var _ engine.SnapshotSaver = (*Memory)(nil)
 
 // Put stores cp as a child of cfg.CheckpointID and returns the config that
 // addresses it. It keeps cp's maps and slices, and meta's, which the
@@ -79,6 +88,29 @@ func (m *Memory) Put(_ context.Context, cfg engine.CheckpointConfig, cp *engine.
 	if cp == nil {
 		return engine.CheckpointConfig{}, fmt.Errorf("put checkpoint in thread %q: checkpoint is nil", cfg.ThreadID)
 	}
+	// the caller hands cp over (engine.Checkpointer): Memory keeps its
+	// maps as they are, in a struct of its own so the ID it gives is not
+	// written into cp
+	own := *cp
+	return m.put(cfg, &saved{id: cp.ID, cp: &own, meta: meta, parent: cfg.CheckpointID})
+}
+
+// PutSnapshot stores a run's checkpoint as the snapshot it is
+// (engine.SnapshotSaver): GetTuple and List build its maps, which they
+// would copy otherwise. It is Put(ctx, cfg, snap.Checkpoint(), meta).
+func (m *Memory) PutSnapshot(_ context.Context, cfg engine.CheckpointConfig, snap *engine.CheckpointSnapshot, meta engine.CheckpointMetadata) (engine.CheckpointConfig, error) {
+	if cfg.ThreadID == "" {
+		return engine.CheckpointConfig{}, errors.New("put checkpoint: thread ID is empty")
+	}
+	if snap == nil {
+		return engine.CheckpointConfig{}, fmt.Errorf("put checkpoint in thread %q: checkpoint is nil", cfg.ThreadID)
+	}
+	return m.put(cfg, &saved{snap: snap, meta: meta, parent: cfg.CheckpointID})
+}
+
+// put stores s in cfg's thread under the ID s.id, or the thread's next
+// one when it is empty.
+func (m *Memory) put(cfg engine.CheckpointConfig, s *saved) (engine.CheckpointConfig, error) {
 	key := threadKey{cfg.ThreadID, cfg.CheckpointNS}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -87,11 +119,11 @@ func (m *Memory) Put(_ context.Context, cfg engine.CheckpointConfig, cp *engine.
 	}
 	t := m.threads[key]
 	if t == nil {
-		t = &thread{checkpoints: map[string]*saved{}, writes: map[string][]taskWrites{}, children: map[string]int{}}
+		t = &thread{checkpoints: map[string]*saved{}, children: map[string]int{}}
 		m.threads[key] = t
 	}
 	if !cfg.Fork {
-		if err := t.checkTip(key, cfg.CheckpointID, cp.ID); err != nil {
+		if err := t.checkTip(key, cfg.CheckpointID, s.id); err != nil {
 			return engine.CheckpointConfig{}, err
 		}
 	}
@@ -99,23 +131,34 @@ func (m *Memory) Put(_ context.Context, cfg engine.CheckpointConfig, cp *engine.
 		return engine.CheckpointConfig{}, fmt.Errorf("put checkpoint in thread %q: the thread has taken %d checkpoints, the most IDs can count", cfg.ThreadID, t.puts)
 	}
 	t.puts++
-	// the caller hands cp over (engine.Checkpointer): Memory keeps its
-	// maps as they are, in a struct of its own (in saved) so the ID it
-	// gives is not written into cp
-	s := &saved{cp: *cp, meta: meta, parent: cfg.CheckpointID}
-	stored := &s.cp
-	if stored.ID == "" {
-		stored.ID = t.checkpointID(key, t.puts)
+	id := s.id
+	if id == "" {
+		id = t.checkpointID(key, t.puts)
+		s.id = id
+		if s.cp != nil {
+			s.cp.ID = id
+		}
 	}
-	if old, exists := t.checkpoints[stored.ID]; !exists {
-		i, _ := slices.BinarySearch(t.ids, stored.ID)
-		t.ids = slices.Insert(t.ids, i, stored.ID)
+	if old, exists := t.checkpoints[id]; !exists {
+		if n := len(t.ids); n == 0 || t.ids[n-1] < id {
+			// the thread's own IDs grow with every put
+			t.ids = append(t.ids, id)
+		} else {
+			i, _ := slices.BinarySearch(t.ids, id)
+			t.ids = slices.Insert(t.ids, i, id)
+		}
 	} else {
 		t.children[old.parent]--
+		// the writes belong to the checkpoint's ID, not to one put of it
+		s.writes = old.writes
+		if len(old.writes) > 0 && &old.writes[0] == &old.writesBuf[0] {
+			s.writesBuf = old.writesBuf
+			s.writes = s.writesBuf[:len(old.writes)]
+		}
 	}
 	t.children[cfg.CheckpointID]++
-	t.checkpoints[stored.ID] = s
-	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: stored.ID}, nil
+	t.checkpoints[id] = s
+	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: id}, nil
 }
 
 // checkTip returns a *engine.CheckpointConflictError when a checkpoint
@@ -249,42 +292,48 @@ func (m *Memory) PutWrites(_ context.Context, cfg engine.CheckpointConfig, write
 	key := threadKey{cfg.ThreadID, cfg.CheckpointNS}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := m.threads[key]
-	if t == nil || t.checkpoints[cfg.CheckpointID] == nil {
+	var s *saved
+	if t := m.threads[key]; t != nil {
+		s = t.checkpoints[cfg.CheckpointID]
+	}
+	if s == nil {
 		return fmt.Errorf("put writes of task %q in thread %q: no checkpoint %q", taskID, cfg.ThreadID, cfg.CheckpointID)
 	}
-	tasks := t.writes[cfg.CheckpointID]
 	pos := -1
-	for i := range tasks {
-		if tasks[i].task == taskID {
+	for i := range s.writes {
+		if s.writes[i].task == taskID {
 			pos = i
 		}
 	}
 	if pos < 0 {
-		tasks = append(tasks, taskWrites{task: taskID})
-		pos = len(tasks) - 1
+		if s.writes == nil {
+			s.writes = s.writesBuf[:0]
+		}
+		s.writes = append(s.writes, taskWrites{task: taskID})
+		pos = len(s.writes) - 1
 	}
-	tw := &tasks[pos]
+	tw := &s.writes[pos]
 	for i, w := range writes {
 		slot := engine.WriteSlot(w.Channel, i)
 		found := -1
-		for j, old := range tw.slots {
-			if old == slot {
+		for j, old := range tw.writes {
+			if old.slot == slot {
 				found = j
 			}
 		}
-		pw := engine.PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value}
+		sw := slotWrite{PendingWrite: engine.PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value}, slot: slot}
 		switch {
 		case found >= 0 && slot >= 0:
 			// a task's ordinary writes keep the first value put
 		case found >= 0:
-			tw.writes[found] = pw
+			tw.writes[found] = sw
 		default:
-			tw.writes = append(tw.writes, pw)
-			tw.slots = append(tw.slots, slot)
+			if tw.writes == nil {
+				tw.writes = make([]slotWrite, 0, len(writes))
+			}
+			tw.writes = append(tw.writes, sw)
 		}
 	}
-	t.writes[cfg.CheckpointID] = tasks
 	return nil
 }
 
@@ -321,16 +370,26 @@ func (m *Memory) DeleteThread(_ context.Context, threadID string) error {
 // caller holds the lock.
 func (t *thread) tuple(key threadKey, id string) *engine.CheckpointTuple {
 	s := t.checkpoints[id]
+	var cp *engine.Checkpoint
+	if s.snap != nil {
+		// new maps already: nothing to copy
+		cp = s.snap.Checkpoint()
+		cp.ID = s.id
+	} else {
+		cp = copyCheckpoint(s.cp)
+	}
 	tup := &engine.CheckpointTuple{
 		Config:     engine.CheckpointConfig{ThreadID: key.id, CheckpointNS: key.ns, CheckpointID: id},
-		Checkpoint: copyCheckpoint(&s.cp),
+		Checkpoint: cp,
 		Metadata:   copyMetadata(s.meta),
 	}
 	if s.parent != "" {
 		tup.ParentConfig = &engine.CheckpointConfig{ThreadID: key.id, CheckpointNS: key.ns, CheckpointID: s.parent}
 	}
-	for _, tw := range t.writes[id] {
-		tup.PendingWrites = append(tup.PendingWrites, tw.writes...)
+	for _, tw := range s.writes {
+		for _, w := range tw.writes {
+			tup.PendingWrites = append(tup.PendingWrites, w.PendingWrite)
+		}
 	}
 	return tup
 }
