@@ -345,7 +345,7 @@ type run struct {
 	saver   Checkpointer
 	// snapSaver is the saver when it takes snapshots (SnapshotSaver)
 	snapSaver SnapshotSaver
-	cpCfg   CheckpointConfig
+	cpCfg     CheckpointConfig
 	// cpID is the ID of the run's newest checkpoint ("" before the first
 	// on a new thread); vers its versions
 	cpID    string
