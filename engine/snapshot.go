@@ -24,7 +24,7 @@ type CheckpointSnapshot struct {
 	// vals[c] is channel c's value; state[c] says whether there is one
 	// (noValue) and the channel's list prefix (noPrefix: none)
 	vals    []any
-	state   []int
+	state   []int64
 	updated []string
 }
 
@@ -50,7 +50,7 @@ func (s *CheckpointSnapshot) Checkpoint() *Checkpoint {
 			if prefix == nil {
 				prefix = map[string]int{}
 			}
-			prefix[name] = st
+			prefix[name] = int(st)
 		}
 	}
 	return &Checkpoint{
@@ -83,7 +83,8 @@ type SnapshotSaver interface {
 func (r *run) snapshot() *CheckpointSnapshot {
 	g := r.g
 	n := len(r.chans)
-	s := &CheckpointSnapshot{g: g, vals: make([]any, n), state: make([]int, n)}
+	s := &CheckpointSnapshot{g: g, vals: make([]any, n)}
+	s.state = s.vers.copyFrom(r.vers, n)
 	for c, ch := range r.chans {
 		s.state[c] = noValue
 		if _, has := r.vers.get(c); !has {
@@ -97,28 +98,28 @@ func (r *run) snapshot() *CheckpointSnapshot {
 		switch ch := ch.(type) {
 		case *binop:
 			if ch.prefix >= 0 {
-				s.state[c] = ch.prefix
+				s.state[c] = int64(ch.prefix)
 			}
 			ch.resetPrefix()
 		case *messagesChan:
-			s.state[c] = ch.prefix
+			s.state[c] = int64(ch.prefix)
 			ch.resetPrefix()
-			g.lists.put(ch)
+			r.rememberList(c, ch)
 		}
 	}
-	s.vers.copyFrom(r.vers)
 	s.ts = g.clock.Now().UTC()
 	s.updated = r.updatedChannels()
 	return s
 }
 
-// copyFrom makes v a copy of w that shares nothing that w changes.
-func (v *versions) copyFrom(w *versions) {
-	ints := make([]int64, len(w.cur)+len(w.seen))
+// copyFrom makes v a copy of w that shares nothing that w changes, and
+// returns extra more numbers from the same allocation.
+func (v *versions) copyFrom(w *versions, extra int) []int64 {
+	ints := make([]int64, len(w.cur)+len(w.seen)+extra)
 	flags := make([]bool, len(w.has)+len(w.seenHas)+len(w.rowHas))
 	*v = versions{nCh: w.nCh, max: w.max}
 	v.cur = ints[:copy(ints, w.cur):len(w.cur)]
-	v.seen = ints[len(w.cur):]
+	v.seen = ints[len(w.cur) : len(w.cur)+len(w.seen) : len(w.cur)+len(w.seen)]
 	copy(v.seen, w.seen)
 	v.has = flags[:copy(flags, w.has):len(w.has)]
 	rest := flags[len(w.has):]
@@ -134,4 +135,5 @@ func (v *versions) copyFrom(w *versions) {
 			v.extraSeen[node] = maps.Clone(m)
 		}
 	}
+	return ints[len(w.cur)+len(w.seen):]
 }

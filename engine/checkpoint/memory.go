@@ -24,6 +24,11 @@ const maxPuts = 1<<48 - 1
 type Memory struct {
 	mu      sync.Mutex
 	threads map[threadKey]*thread
+	// nss lists the namespaces of each thread ID that has checkpoints
+	nss map[string][]string
+	// last is the thread of the last put, which a run's next put is
+	// likely to name again
+	last *thread
 }
 
 // threadKey addresses one thread's checkpoints.
@@ -37,9 +42,12 @@ type thread struct {
 	// ids holds the thread's checkpoint IDs in ascending order.
 	ids         []string
 	checkpoints map[string]*saved
-	// children counts the checkpoints put under each parent ID ("" for
-	// roots), for the conflict check.
-	children map[string]int
+	// roots counts the checkpoints put without a parent, orphans those
+	// put under a parent the thread does not hold (saved.children counts
+	// the others), for the conflict check
+	roots   int
+	orphans map[string]*int
+	key     threadKey
 	// idTail ends every checkpoint ID of the thread (checkpointID)
 	idTail string
 }
@@ -53,7 +61,9 @@ type saved struct {
 	snap   *engine.CheckpointSnapshot
 	meta   engine.CheckpointMetadata
 	parent string
-	writes []taskWrites
+	// children counts the checkpoints put under this one
+	children int
+	writes   []taskWrites
 	// most checkpoints get the writes of one task
 	writesBuf [1]taskWrites
 }
@@ -114,13 +124,9 @@ func (m *Memory) put(cfg engine.CheckpointConfig, s *saved) (engine.CheckpointCo
 	key := threadKey{cfg.ThreadID, cfg.CheckpointNS}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.threads == nil {
-		m.threads = map[threadKey]*thread{}
-	}
-	t := m.threads[key]
-	if t == nil {
-		t = &thread{checkpoints: map[string]*saved{}, children: map[string]int{}}
-		m.threads[key] = t
+	t := m.last
+	if t == nil || t.key != key {
+		t = m.thread(key)
 	}
 	if !cfg.Fork {
 		if err := t.checkTip(key, cfg.CheckpointID, s.id); err != nil {
@@ -139,7 +145,8 @@ func (m *Memory) put(cfg engine.CheckpointConfig, s *saved) (engine.CheckpointCo
 			s.cp.ID = id
 		}
 	}
-	if old, exists := t.checkpoints[id]; !exists {
+	old := t.checkpoints[id]
+	if old == nil {
 		if n := len(t.ids); n == 0 || t.ids[n-1] < id {
 			// the thread's own IDs grow with every put
 			t.ids = append(t.ids, id)
@@ -148,7 +155,8 @@ func (m *Memory) put(cfg engine.CheckpointConfig, s *saved) (engine.CheckpointCo
 			t.ids = slices.Insert(t.ids, i, id)
 		}
 	} else {
-		t.children[old.parent]--
+		*t.childrenOf(old.parent)--
+		s.children = old.children
 		// the writes belong to the checkpoint's ID, not to one put of it
 		s.writes = old.writes
 		if len(old.writes) > 0 && &old.writes[0] == &old.writesBuf[0] {
@@ -156,15 +164,61 @@ func (m *Memory) put(cfg engine.CheckpointConfig, s *saved) (engine.CheckpointCo
 			s.writes = s.writesBuf[:len(old.writes)]
 		}
 	}
-	t.children[cfg.CheckpointID]++
+	if old == nil && t.orphans != nil {
+		// children put before their parent
+		if n := t.orphans[id]; n != nil {
+			s.children = *n
+			delete(t.orphans, id)
+		}
+	}
 	t.checkpoints[id] = s
+	*t.childrenOf(cfg.CheckpointID)++
 	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: id}, nil
+}
+
+// thread returns the thread of key, made when missing, and makes it the
+// last one used; the caller holds the lock.
+func (m *Memory) thread(key threadKey) *thread {
+	if m.threads == nil {
+		m.threads = map[threadKey]*thread{}
+	}
+	t := m.threads[key]
+	if t == nil {
+		t = &thread{key: key, checkpoints: make(map[string]*saved, 8), ids: make([]string, 0, 8)}
+		m.threads[key] = t
+		if m.nss == nil {
+			m.nss = map[string][]string{}
+		}
+		m.nss[key.id] = append(m.nss[key.id], key.ns)
+	}
+	m.last = t
+	return t
+}
+
+// childrenOf returns the counter of the checkpoints put under parent;
+// the caller holds the lock.
+func (t *thread) childrenOf(parent string) *int {
+	if parent == "" {
+		return &t.roots
+	}
+	if p := t.checkpoints[parent]; p != nil {
+		return &p.children
+	}
+	if t.orphans == nil {
+		t.orphans = map[string]*int{}
+	}
+	n := t.orphans[parent]
+	if n == nil {
+		n = new(int)
+		t.orphans[parent] = n
+	}
+	return n
 }
 
 // checkTip returns a *engine.CheckpointConflictError when a checkpoint
 // other than self was put under parent; the caller holds the lock.
 func (t *thread) checkTip(key threadKey, parent, self string) error {
-	n := t.children[parent]
+	n := *t.childrenOf(parent)
 	if self != "" {
 		if s, ok := t.checkpoints[self]; ok && s.parent == parent {
 			n--
@@ -358,10 +412,14 @@ func (m *Memory) DeleteThread(_ context.Context, threadID string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for k := range m.threads {
-		if k.id == threadID {
-			delete(m.threads, k)
-		}
+	// the thread's namespaces, not every thread: a bench deletes
+	// thousands of threads one after another
+	for _, ns := range m.nss[threadID] {
+		delete(m.threads, threadKey{threadID, ns})
+	}
+	delete(m.nss, threadID)
+	if m.last != nil && m.last.key.id == threadID {
+		m.last = nil
 	}
 	return nil
 }
