@@ -10,21 +10,28 @@ import (
 // CheckpointSnapshot is a checkpoint in the form a run holds it: the
 // channel values and versions by channel number, the versions each node
 // saw in a table by node and channel, and the time. A run makes one per
-// superstep for a saver that takes them (SnapshotSaver) in four
-// allocations, three of them without pointers for the garbage collector
-// to follow, where the checkpoint's public shape takes five maps and their
-// entries; Checkpoint builds that shape when someone reads the
-// checkpoint. A snapshot never changes once made, so a saver may keep it
-// as it is and share it between readers.
+// superstep for a saver that takes them (SnapshotSaver) in two
+// allocations for a graph of up to eight channels (three beyond), one of
+// them without pointers for the garbage collector to follow, where the
+// checkpoint's public shape takes five maps and their entries;
+// Checkpoint builds that shape when someone reads the checkpoint. A
+// snapshot never changes once made, so a saver may keep it as it is and
+// share it between readers.
 type CheckpointSnapshot struct {
 	g  *Graph
 	ts time.Time
-	// vers is a copy of the run's versions when the snapshot was taken
-	vers versions
-	// vals[c] is channel c's value; state[c] says whether there is one
-	// (noValue) and the channel's list prefix (noPrefix: none)
+	// nums holds the channel versions (nCh), the seen table (rows × nCh),
+	// each channel's state (nCh: noValue, noPrefix or its list prefix),
+	// then as bits whether each version, each seen entry and each row is
+	// there (the versions table's has, seenHas and rowHas)
+	nums      []int64
+	rows      int
+	max       int64
+	extraCur  map[string]int64
+	extraSeen map[string]map[string]int64
+	// vals[c] is channel c's value, in valsBuf for a small graph
 	vals    []any
-	state   []int64
+	valsBuf [8]any
 	updated []string
 }
 
@@ -33,14 +40,54 @@ const (
 	noValue  = -2
 )
 
+// parts returns the parts of nums.
+func (s *CheckpointSnapshot) parts() (cur, seen, state []int64, bits []int64) {
+	n := len(s.vals)
+	cur = s.nums[:n]
+	seen = s.nums[n : n+s.rows*n]
+	state = s.nums[n+s.rows*n : 2*n+s.rows*n]
+	return cur, seen, state, s.nums[2*n+s.rows*n:]
+}
+
+// snapshotWords is the length of nums for n channels and rows rows.
+func snapshotWords(n, rows int) int {
+	flags := n + rows*n + rows
+	return 2*n + rows*n + (flags+63)/64
+}
+
+func getBit(bits []int64, i int) bool { return bits[i/64]&(1<<(i%64)) != 0 }
+func setBit(bits []int64, i int)      { bits[i/64] |= 1 << (i % 64) }
+
+// versions returns the versions table the snapshot was taken of, new
+// (its extra maps are the snapshot's: read them only).
+func (s *CheckpointSnapshot) versions() *versions {
+	n := len(s.vals)
+	v := newVersionsSized(n, s.rows)
+	cur, seen, _, bits := s.parts()
+	copy(v.cur, cur)
+	copy(v.seen, seen)
+	for c := range n {
+		v.has[c] = getBit(bits, c)
+	}
+	for i := range v.seenHas {
+		v.seenHas[i] = getBit(bits, n+i)
+	}
+	for r := range v.rowHas {
+		v.rowHas[r] = getBit(bits, n+len(v.seenHas)+r)
+	}
+	v.max, v.extraCur, v.extraSeen = s.max, s.extraCur, s.extraSeen
+	return v
+}
+
 // Checkpoint returns the snapshot in the public shape, without an ID. Its
 // maps and slices are new on every call and the caller's to change;
 // channel values are shared.
 func (s *CheckpointSnapshot) Checkpoint() *Checkpoint {
 	g := s.g
+	_, _, state, _ := s.parts()
 	values := make(map[string]any, len(s.vals))
 	var prefix map[string]int
-	for c, st := range s.state {
+	for c, st := range state {
 		if st == noValue {
 			continue
 		}
@@ -53,12 +100,13 @@ func (s *CheckpointSnapshot) Checkpoint() *Checkpoint {
 			prefix[name] = int(st)
 		}
 	}
+	v := s.versions()
 	return &Checkpoint{
 		V:               4,
 		TS:              s.ts.Format(time.RFC3339Nano),
 		ChannelValues:   values,
-		ChannelVersions: s.vers.channelVersions(g),
-		VersionsSeen:    s.vers.versionsSeen(g, nil),
+		ChannelVersions: v.channelVersions(g),
+		VersionsSeen:    v.versionsSeen(g, nil),
 		UpdatedChannels: slices.Clone(s.updated),
 		ListPrefix:      prefix,
 	}
@@ -81,28 +129,59 @@ type SnapshotSaver interface {
 // snapshot is the checkpoint of the run's channels and versions as a
 // snapshot; it resets the channels' list prefixes as checkpoint does.
 func (r *run) snapshot() *CheckpointSnapshot {
-	g := r.g
-	n := len(r.chans)
-	s := &CheckpointSnapshot{g: g, vals: make([]any, n)}
-	s.state = s.vers.copyFrom(r.vers, n)
+	g, w := r.g, r.vers
+	n, rows := len(r.chans), len(w.rowHas)
+	s := &CheckpointSnapshot{g: g, rows: rows, max: w.max, nums: make([]int64, snapshotWords(n, rows))}
+	if n <= len(s.valsBuf) {
+		s.vals = s.valsBuf[:n:n]
+	} else {
+		s.vals = make([]any, n)
+	}
+	cur, seen, state, bits := s.parts()
+	copy(cur, w.cur)
+	copy(seen, w.seen)
+	for c, h := range w.has {
+		if h {
+			setBit(bits, c)
+		}
+	}
+	for i, h := range w.seenHas {
+		if h {
+			setBit(bits, n+i)
+		}
+	}
+	for row, h := range w.rowHas {
+		if h {
+			setBit(bits, n+len(w.seenHas)+row)
+		}
+	}
+	if w.extraCur != nil {
+		s.extraCur = maps.Clone(w.extraCur)
+	}
+	if w.extraSeen != nil {
+		s.extraSeen = make(map[string]map[string]int64, len(w.extraSeen))
+		for node, m := range w.extraSeen {
+			s.extraSeen[node] = maps.Clone(m)
+		}
+	}
 	for c, ch := range r.chans {
-		s.state[c] = noValue
-		if _, has := r.vers.get(c); !has {
+		state[c] = noValue
+		if _, has := w.get(c); !has {
 			continue
 		}
 		v, ok := ch.checkpoint()
 		if !ok {
 			continue
 		}
-		s.vals[c], s.state[c] = v, noPrefix
+		s.vals[c], state[c] = v, noPrefix
 		switch ch := ch.(type) {
 		case *binop:
 			if ch.prefix >= 0 {
-				s.state[c] = int64(ch.prefix)
+				state[c] = int64(ch.prefix)
 			}
 			ch.resetPrefix()
 		case *messagesChan:
-			s.state[c] = int64(ch.prefix)
+			state[c] = int64(ch.prefix)
 			ch.resetPrefix()
 			r.rememberList(c, ch)
 		}
@@ -110,30 +189,4 @@ func (r *run) snapshot() *CheckpointSnapshot {
 	s.ts = g.clock.Now().UTC()
 	s.updated = r.updatedChannels()
 	return s
-}
-
-// copyFrom makes v a copy of w that shares nothing that w changes, and
-// returns extra more numbers from the same allocation.
-func (v *versions) copyFrom(w *versions, extra int) []int64 {
-	ints := make([]int64, len(w.cur)+len(w.seen)+extra)
-	flags := make([]bool, len(w.has)+len(w.seenHas)+len(w.rowHas))
-	*v = versions{nCh: w.nCh, max: w.max}
-	v.cur = ints[:copy(ints, w.cur):len(w.cur)]
-	v.seen = ints[len(w.cur) : len(w.cur)+len(w.seen) : len(w.cur)+len(w.seen)]
-	copy(v.seen, w.seen)
-	v.has = flags[:copy(flags, w.has):len(w.has)]
-	rest := flags[len(w.has):]
-	v.seenHas = rest[:copy(rest, w.seenHas):len(w.seenHas)]
-	v.rowHas = rest[len(w.seenHas):]
-	copy(v.rowHas, w.rowHas)
-	if w.extraCur != nil {
-		v.extraCur = maps.Clone(w.extraCur)
-	}
-	if w.extraSeen != nil {
-		v.extraSeen = make(map[string]map[string]int64, len(w.extraSeen))
-		for node, m := range w.extraSeen {
-			v.extraSeen[node] = maps.Clone(m)
-		}
-	}
-	return ints[len(w.cur)+len(w.seen):]
 }
