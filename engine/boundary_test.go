@@ -22,7 +22,7 @@ import (
 var (
 	runtimeFiles = []string{
 		"channel.go", "checkpoint.go", "checkpoint_conflict.go", "debug.go", "fanout.go", "graph.go", "ids.go", "interrupt.go", "messages.go",
-		"msgchannel.go", "pregel.go", "reducer.go", "retry.go", "state.go", "stateapi.go", "subgraph.go", "versions.go",
+		"msgchannel.go", "pregel.go", "reducer.go", "retry.go", "snapshot.go", "state.go", "stateapi.go", "subgraph.go", "versions.go",
 	}
 	prebuiltFiles = []string{
 		"agent.go", "humaninterrupt.go", "react.go", "toolnode.go", "validationnode.go",

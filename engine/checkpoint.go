@@ -107,7 +107,9 @@ type ListOptions struct {
 // the writes' values. What GetTuple and List return belongs to the
 // caller, which may change it. Channel values themselves are never changed
 // by either side, so a saver may share them. checkpointtest's
-// CopiesAreIndependent checks this.
+// CopiesAreIndependent checks this. A saver that keeps checkpoints in
+// memory may also implement SnapshotSaver, and then takes a run's
+// checkpoints in the run's compact form.
 type Checkpointer interface {
 	// GetTuple returns the checkpoint cfg names, or the thread's newest when
 	// cfg.CheckpointID is empty; nil, nil when there is none.

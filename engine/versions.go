@@ -31,8 +31,10 @@ type versions struct {
 }
 
 // newVersions returns an empty table for g.
-func newVersions(g *Graph) *versions {
-	nCh, rows := len(g.chanNames), len(g.nodeList)+1
+func newVersions(g *Graph) *versions { return newVersionsSized(len(g.chanNames), len(g.nodeList)+1) }
+
+// newVersionsSized returns an empty table of nCh channels and rows rows.
+func newVersionsSized(nCh, rows int) *versions {
 	v := &versions{nCh: nCh}
 	// one allocation per kind for the whole table
 	ints := make([]int64, nCh+rows*nCh)

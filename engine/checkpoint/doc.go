@@ -18,7 +18,7 @@
 // # Memory
 //
 // Threads are keyed by thread ID and checkpoint namespace; an empty thread
-// ID is an error. Put stores a copy of the checkpoint as a child of
+// ID is an error. Put stores the checkpoint as a child of
 // cfg.CheckpointID (its parent, possibly empty) and returns the config
 // that addresses it. A checkpoint without an ID gets one that is
 // deterministic and UUID-shaped (version 6 layout):
@@ -41,10 +41,14 @@
 // earlier one, other writes keep the first value put); a tuple's PendingWrites are grouped by task in the order
 // each task first wrote, each task's writes in their own order.
 //
-// Stored data is copied on the way in and out: the maps of a checkpoint
-// and its metadata are copied, so callers may keep changing their own.
-// Channel values and write values are shared, since values are immutable
-// by convention.
+// Memory keeps the maps of the checkpoints it is handed (the caller
+// changes them no more, engine.Checkpointer) and copies them on the way
+// out, so callers may change what they get. A run hands it snapshots
+// instead (engine.SnapshotSaver): a checkpoint in the run's own compact
+// form, a few allocations where the public shape takes five maps, which
+// Memory keeps as they are and turns into new maps when GetTuple or List
+// returns them. Channel values and write values are shared, since values
+// are immutable by convention.
 //
 // # Concurrency: one head per branch
 //

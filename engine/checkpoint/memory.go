@@ -24,6 +24,11 @@ const maxPuts = 1<<48 - 1
 type Memory struct {
 	mu      sync.Mutex
 	threads map[threadKey]*thread
+	// nss lists the namespaces of each thread ID that has checkpoints
+	nss map[string][]string
+	// last is the thread of the last put, which a run's next put is
+	// likely to name again
+	last *thread
 }
 
 // threadKey addresses one thread's checkpoints.
@@ -37,27 +42,41 @@ type thread struct {
 	// ids holds the thread's checkpoint IDs in ascending order.
 	ids         []string
 	checkpoints map[string]*saved
-	// writes holds each checkpoint's pending writes, by task in the order
-	// each task first wrote.
-	writes map[string][]taskWrites
-	// children counts the checkpoints put under each parent ID ("" for
-	// roots), for the conflict check.
-	children map[string]int
+	// roots counts the checkpoints put without a parent, orphans those
+	// put under a parent the thread does not hold (saved.children counts
+	// the others), for the conflict check
+	roots   int
+	orphans map[string]*int
+	key     threadKey
 	// idTail ends every checkpoint ID of the thread (checkpointID)
 	idTail string
 }
 
+// saved is one stored checkpoint: its ID, the checkpoint a caller put (cp)
+// or the snapshot a run put (snap), its metadata and parent, and its
+// pending writes by task in the order each task first wrote.
 type saved struct {
-	cp     engine.Checkpoint
+	id     string
+	cp     *engine.Checkpoint
+	snap   *engine.CheckpointSnapshot
 	meta   engine.CheckpointMetadata
 	parent string
+	// children counts the checkpoints put under this one
+	children int
+	writes   []taskWrites
+	// most checkpoints get the writes of one task
+	writesBuf [1]taskWrites
 }
 
 type taskWrites struct {
 	task   string
-	writes []engine.PendingWrite
-	// slots holds engine.WriteSlot of each write.
-	slots []int
+	writes []slotWrite
+}
+
+// slotWrite is a write and its engine.WriteSlot.
+type slotWrite struct {
+	engine.PendingWrite
+	slot int
 }
 
 // NewMemory returns an empty in-memory checkpointer.
@@ -65,7 +84,7 @@ func NewMemory() *Memory {
 	return &Memory{threads: map[threadKey]*thread{}}
 }
 
-var _ engine.Checkpointer = (*Memory)(nil)
+var _ engine.SnapshotSaver = (*Memory)(nil)
 
 // Put stores cp as a child of cfg.CheckpointID and returns the config that
 // addresses it. It keeps cp's maps and slices, and meta's, which the
@@ -79,19 +98,38 @@ func (m *Memory) Put(_ context.Context, cfg engine.CheckpointConfig, cp *engine.
 	if cp == nil {
 		return engine.CheckpointConfig{}, fmt.Errorf("put checkpoint in thread %q: checkpoint is nil", cfg.ThreadID)
 	}
+	// the caller hands cp over (engine.Checkpointer): Memory keeps its
+	// maps as they are, in a struct of its own so the ID it gives is not
+	// written into cp
+	own := *cp
+	return m.put(cfg, &saved{id: cp.ID, cp: &own, meta: meta, parent: cfg.CheckpointID})
+}
+
+// PutSnapshot stores a run's checkpoint as the snapshot it is
+// (engine.SnapshotSaver): GetTuple and List build its maps, which they
+// would copy otherwise. It is Put(ctx, cfg, snap.Checkpoint(), meta).
+func (m *Memory) PutSnapshot(_ context.Context, cfg engine.CheckpointConfig, snap *engine.CheckpointSnapshot, meta engine.CheckpointMetadata) (engine.CheckpointConfig, error) {
+	if cfg.ThreadID == "" {
+		return engine.CheckpointConfig{}, errors.New("put checkpoint: thread ID is empty")
+	}
+	if snap == nil {
+		return engine.CheckpointConfig{}, fmt.Errorf("put checkpoint in thread %q: checkpoint is nil", cfg.ThreadID)
+	}
+	return m.put(cfg, &saved{snap: snap, meta: meta, parent: cfg.CheckpointID})
+}
+
+// put stores s in cfg's thread under the ID s.id, or the thread's next
+// one when it is empty.
+func (m *Memory) put(cfg engine.CheckpointConfig, s *saved) (engine.CheckpointConfig, error) {
 	key := threadKey{cfg.ThreadID, cfg.CheckpointNS}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.threads == nil {
-		m.threads = map[threadKey]*thread{}
-	}
-	t := m.threads[key]
-	if t == nil {
-		t = &thread{checkpoints: map[string]*saved{}, writes: map[string][]taskWrites{}, children: map[string]int{}}
-		m.threads[key] = t
+	t := m.last
+	if t == nil || t.key != key {
+		t = m.thread(key)
 	}
 	if !cfg.Fork {
-		if err := t.checkTip(key, cfg.CheckpointID, cp.ID); err != nil {
+		if err := t.checkTip(key, cfg.CheckpointID, s.id); err != nil {
 			return engine.CheckpointConfig{}, err
 		}
 	}
@@ -99,29 +137,88 @@ func (m *Memory) Put(_ context.Context, cfg engine.CheckpointConfig, cp *engine.
 		return engine.CheckpointConfig{}, fmt.Errorf("put checkpoint in thread %q: the thread has taken %d checkpoints, the most IDs can count", cfg.ThreadID, t.puts)
 	}
 	t.puts++
-	// the caller hands cp over (engine.Checkpointer): Memory keeps its
-	// maps as they are, in a struct of its own (in saved) so the ID it
-	// gives is not written into cp
-	s := &saved{cp: *cp, meta: meta, parent: cfg.CheckpointID}
-	stored := &s.cp
-	if stored.ID == "" {
-		stored.ID = t.checkpointID(key, t.puts)
+	id := s.id
+	if id == "" {
+		id = t.checkpointID(key, t.puts)
+		s.id = id
+		if s.cp != nil {
+			s.cp.ID = id
+		}
 	}
-	if old, exists := t.checkpoints[stored.ID]; !exists {
-		i, _ := slices.BinarySearch(t.ids, stored.ID)
-		t.ids = slices.Insert(t.ids, i, stored.ID)
+	old := t.checkpoints[id]
+	if old == nil {
+		if n := len(t.ids); n == 0 || t.ids[n-1] < id {
+			// the thread's own IDs grow with every put
+			t.ids = append(t.ids, id)
+		} else {
+			i, _ := slices.BinarySearch(t.ids, id)
+			t.ids = slices.Insert(t.ids, i, id)
+		}
 	} else {
-		t.children[old.parent]--
+		*t.childrenOf(old.parent)--
+		s.children = old.children
+		// the writes belong to the checkpoint's ID, not to one put of it
+		s.writes = old.writes
+		if len(old.writes) > 0 && &old.writes[0] == &old.writesBuf[0] {
+			s.writesBuf = old.writesBuf
+			s.writes = s.writesBuf[:len(old.writes)]
+		}
 	}
-	t.children[cfg.CheckpointID]++
-	t.checkpoints[stored.ID] = s
-	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: stored.ID}, nil
+	if old == nil && t.orphans != nil {
+		// children put before their parent
+		if n := t.orphans[id]; n != nil {
+			s.children = *n
+			delete(t.orphans, id)
+		}
+	}
+	t.checkpoints[id] = s
+	*t.childrenOf(cfg.CheckpointID)++
+	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: id}, nil
+}
+
+// thread returns the thread of key, made when missing, and makes it the
+// last one used; the caller holds the lock.
+func (m *Memory) thread(key threadKey) *thread {
+	if m.threads == nil {
+		m.threads = map[threadKey]*thread{}
+	}
+	t := m.threads[key]
+	if t == nil {
+		t = &thread{key: key, checkpoints: make(map[string]*saved, 8), ids: make([]string, 0, 8)}
+		m.threads[key] = t
+		if m.nss == nil {
+			m.nss = map[string][]string{}
+		}
+		m.nss[key.id] = append(m.nss[key.id], key.ns)
+	}
+	m.last = t
+	return t
+}
+
+// childrenOf returns the counter of the checkpoints put under parent;
+// the caller holds the lock.
+func (t *thread) childrenOf(parent string) *int {
+	if parent == "" {
+		return &t.roots
+	}
+	if p := t.checkpoints[parent]; p != nil {
+		return &p.children
+	}
+	if t.orphans == nil {
+		t.orphans = map[string]*int{}
+	}
+	n := t.orphans[parent]
+	if n == nil {
+		n = new(int)
+		t.orphans[parent] = n
+	}
+	return n
 }
 
 // checkTip returns a *engine.CheckpointConflictError when a checkpoint
 // other than self was put under parent; the caller holds the lock.
 func (t *thread) checkTip(key threadKey, parent, self string) error {
-	n := t.children[parent]
+	n := *t.childrenOf(parent)
 	if self != "" {
 		if s, ok := t.checkpoints[self]; ok && s.parent == parent {
 			n--
@@ -249,42 +346,48 @@ func (m *Memory) PutWrites(_ context.Context, cfg engine.CheckpointConfig, write
 	key := threadKey{cfg.ThreadID, cfg.CheckpointNS}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := m.threads[key]
-	if t == nil || t.checkpoints[cfg.CheckpointID] == nil {
+	var s *saved
+	if t := m.threads[key]; t != nil {
+		s = t.checkpoints[cfg.CheckpointID]
+	}
+	if s == nil {
 		return fmt.Errorf("put writes of task %q in thread %q: no checkpoint %q", taskID, cfg.ThreadID, cfg.CheckpointID)
 	}
-	tasks := t.writes[cfg.CheckpointID]
 	pos := -1
-	for i := range tasks {
-		if tasks[i].task == taskID {
+	for i := range s.writes {
+		if s.writes[i].task == taskID {
 			pos = i
 		}
 	}
 	if pos < 0 {
-		tasks = append(tasks, taskWrites{task: taskID})
-		pos = len(tasks) - 1
+		if s.writes == nil {
+			s.writes = s.writesBuf[:0]
+		}
+		s.writes = append(s.writes, taskWrites{task: taskID})
+		pos = len(s.writes) - 1
 	}
-	tw := &tasks[pos]
+	tw := &s.writes[pos]
 	for i, w := range writes {
 		slot := engine.WriteSlot(w.Channel, i)
 		found := -1
-		for j, old := range tw.slots {
-			if old == slot {
+		for j, old := range tw.writes {
+			if old.slot == slot {
 				found = j
 			}
 		}
-		pw := engine.PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value}
+		sw := slotWrite{PendingWrite: engine.PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value}, slot: slot}
 		switch {
 		case found >= 0 && slot >= 0:
 			// a task's ordinary writes keep the first value put
 		case found >= 0:
-			tw.writes[found] = pw
+			tw.writes[found] = sw
 		default:
-			tw.writes = append(tw.writes, pw)
-			tw.slots = append(tw.slots, slot)
+			if tw.writes == nil {
+				tw.writes = make([]slotWrite, 0, len(writes))
+			}
+			tw.writes = append(tw.writes, sw)
 		}
 	}
-	t.writes[cfg.CheckpointID] = tasks
 	return nil
 }
 
@@ -309,10 +412,14 @@ func (m *Memory) DeleteThread(_ context.Context, threadID string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for k := range m.threads {
-		if k.id == threadID {
-			delete(m.threads, k)
-		}
+	// the thread's namespaces, not every thread: a bench deletes
+	// thousands of threads one after another
+	for _, ns := range m.nss[threadID] {
+		delete(m.threads, threadKey{threadID, ns})
+	}
+	delete(m.nss, threadID)
+	if m.last != nil && m.last.key.id == threadID {
+		m.last = nil
 	}
 	return nil
 }
@@ -321,16 +428,26 @@ func (m *Memory) DeleteThread(_ context.Context, threadID string) error {
 // caller holds the lock.
 func (t *thread) tuple(key threadKey, id string) *engine.CheckpointTuple {
 	s := t.checkpoints[id]
+	var cp *engine.Checkpoint
+	if s.snap != nil {
+		// new maps already: nothing to copy
+		cp = s.snap.Checkpoint()
+		cp.ID = s.id
+	} else {
+		cp = copyCheckpoint(s.cp)
+	}
 	tup := &engine.CheckpointTuple{
 		Config:     engine.CheckpointConfig{ThreadID: key.id, CheckpointNS: key.ns, CheckpointID: id},
-		Checkpoint: copyCheckpoint(&s.cp),
+		Checkpoint: cp,
 		Metadata:   copyMetadata(s.meta),
 	}
 	if s.parent != "" {
 		tup.ParentConfig = &engine.CheckpointConfig{ThreadID: key.id, CheckpointNS: key.ns, CheckpointID: s.parent}
 	}
-	for _, tw := range t.writes[id] {
-		tup.PendingWrites = append(tup.PendingWrites, tw.writes...)
+	for _, tw := range s.writes {
+		for _, w := range tw.writes {
+			tup.PendingWrites = append(tup.PendingWrites, w.PendingWrite)
+		}
 	}
 	return tup
 }

@@ -2,6 +2,7 @@ package checkpoint_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -417,4 +418,76 @@ func TestMemoryConformance(t *testing.T) {
 	t.Parallel()
 	checkpointtest.Run(t, func(*testing.T) engine.Checkpointer { return checkpoint.NewMemory() })
 	checkpointtest.RunStore(t, func(_ *testing.T, clock engine.Clock) engine.Store { return checkpoint.NewMemoryStore(clock) })
+}
+
+// TestMemoryChildCounts: Memory counts a checkpoint's children in its own
+// record, roots in the thread, and children of a parent it does not hold
+// aside until that parent is put. Each case puts checkpoints with the
+// given IDs under the given parents and expects a conflict exactly where a
+// second child of the same parent is put.
+func TestMemoryChildCounts(t *testing.T) {
+	t.Parallel()
+	type put struct {
+		id, parent string
+		conflict   bool
+	}
+	cases := []struct {
+		name   string
+		reason string
+		puts   []put
+	}{
+		{"second root", "roots are counted in the thread", []put{{"a", "", false}, {"b", "", true}}},
+		{"second child", "a stored parent counts its children", []put{{"a", "", false}, {"b", "a", false}, {"c", "a", true}}},
+		{"absent parent", "children of a parent not stored yet are counted aside", []put{{"b", "ghost", false}, {"c", "ghost", true}}},
+		{"parent put after its child", "the count kept aside moves to the parent when it is put", []put{{"b", "ghost", false}, {"ghost", "", false}, {"c", "ghost", true}}},
+		{"parent put again", "a checkpoint put again under its ID keeps its children", []put{{"a", "", false}, {"b", "a", false}, {"a", "", false}, {"c", "a", true}}},
+		{"child put again", "a checkpoint put again under its own parent is not its sibling", []put{{"a", "", false}, {"b", "a", false}, {"b", "a", false}}},
+		{"child moved", "a checkpoint put again under another parent frees its old one", []put{{"a", "", false}, {"x", "", true}, {"b", "a", false}, {"b", "ghost", false}, {"c", "a", false}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			m := checkpoint.NewMemory()
+			for i, p := range c.puts {
+				cp := step(i)
+				cp.ID = p.id
+				_, err := m.Put(t.Context(), cfg("t", p.parent), cp, loop(i))
+				if got := errors.Is(err, engine.ErrCheckpointConflict); got != p.conflict || (err != nil && !got) {
+					t.Fatalf("put %d (%s under %q): err = %v, want conflict %v (%s)", i, p.id, p.parent, err, p.conflict, c.reason)
+				}
+			}
+		})
+	}
+}
+
+// TestMemoryDeleteThreadKeepsOthers: DeleteThread removes every namespace
+// of the thread and nothing of threads whose IDs share a prefix, and a
+// put after it starts the thread afresh.
+func TestMemoryDeleteThreadKeepsOthers(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	m := checkpoint.NewMemory()
+	for _, c := range []engine.CheckpointConfig{{ThreadID: "t"}, {ThreadID: "t", CheckpointNS: "sub:1"}, {ThreadID: "t2"}} {
+		if _, err := m.Put(ctx, c, step(0), loop(0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.DeleteThread(ctx, "t"); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"t2"}, m.Threads()); d != "" {
+		t.Errorf("threads after DeleteThread(t) mismatch (-want +got):\n%s", d)
+	}
+	for _, ns := range []string{"", "sub:1"} {
+		if tp, err := m.GetTuple(ctx, engine.CheckpointConfig{ThreadID: "t", CheckpointNS: ns}); err != nil || tp != nil {
+			t.Errorf("GetTuple(t, %q) after delete = %v, %v; want nothing", ns, tp, err)
+		}
+	}
+	got, err := m.Put(ctx, cfg("t", ""), step(1), loop(1))
+	if err != nil {
+		t.Fatalf("a root put after the delete: %v", err)
+	}
+	if want := "00000000-0001-"; !strings.HasPrefix(got.CheckpointID, want) {
+		t.Errorf("first ID after the delete = %s, want the thread's first (%s...)", got.CheckpointID, want)
+	}
 }
