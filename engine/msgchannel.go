@@ -344,18 +344,19 @@ func (c *messagesChan) find(msgs []Message, id string) (int, bool) {
 	return 0, false
 }
 
-// grow returns msgs in a new array with room for at least n more. The
-// spare room beyond those n is in proportion to the list msgs already
-// is, not to n: long lists grow by an eighth (append's quarter is memory
-// that every copy of a forked thread zeroes and the GC scans), short ones
-// double, as append does; the growth stays geometric, so appends stay
-// amortized O(1). A large batch on a short list (W1's 256 tool messages
-// after one AI message) gets no room twice its size that nothing fills.
+// grow returns msgs in a new array with room for at least n more. Long
+// lists grow by an eighth (append's quarter is memory that every copy of a
+// forked thread zeroes and the GC scans); the growth stays geometric, so
+// appends stay amortized O(1). Short lists that grow by a few messages
+// double, as append does; one that a batch larger than itself makes grow
+// (W1's 256 tool messages after one AI message) gets an eighth too, not
+// room for the batch again that nothing fills. A long batch onto an empty
+// list (a thread prefilled at once) keeps its eighth for the turns after.
 func grow(msgs []Message, n int) []Message {
 	want := len(msgs) + n
-	extra := len(msgs) / 8
-	if len(msgs) < 1024 {
-		extra = max(len(msgs), 4)
+	extra := max(want/8, 4)
+	if want < 1024 && n <= len(msgs) {
+		extra = max(want, 4)
 	}
 	// make of a length, then copy: the compiler turns the pair into one
 	// runtime call (makeslicecopy) whose write barriers, while the GC

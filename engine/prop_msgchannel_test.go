@@ -276,20 +276,25 @@ type funcIDs func() string
 
 func (f funcIDs) nextID() string { return f() }
 
-// TestGrowRoom: grow leaves room in proportion to the list it copies,
-// not to the batch coming: a batch of 256 on a list of 1 (W1) gets 4
-// spare places, not 257.
+// TestGrowRoom: grow leaves room for appends to come, in proportion to
+// the list it makes: short lists growing by a few messages double, a
+// batch larger than the list (W1's 256 tool messages after one AI
+// message) gets an eighth, not room for the batch again, and a thread
+// prefilled at once keeps its eighth for the turns after (W4 continued
+// from the newest checkpoint appends there for 300 turns at 10,000
+// messages; with 4 spare places it copied the thread every turn).
 func TestGrowRoom(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		len, n  int
 		wantCap int
 	}{
-		{"a short list doubles", 10, 1, 10 + 1 + 10},
+		{"a short list doubles", 10, 1, 2 * 11},
 		{"an empty list gets four spare places", 0, 1, 1 + 4},
-		{"a large batch on a short list: room for it, spare places for the list", 1, 256, 1 + 256 + 4},
-		{"a long list grows by an eighth of itself", 2048, 1, 2048 + 1 + 256},
-		{"a large batch on a long list", 1024, 1024, 1024 + 1024 + 128},
+		{"a large batch on a short list gets an eighth", 1, 256, 257 + 257/8},
+		{"a long list grows by an eighth", 2048, 1, 2049 + 2049/8},
+		{"a thread prefilled at once keeps an eighth", 0, 10000, 10000 + 1250},
+		{"a short prefill too", 0, 100, 100 + 12},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := grow(make([]Message, tc.len), tc.n)
