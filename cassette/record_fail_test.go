@@ -3,11 +3,13 @@ package cassette
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -157,5 +159,48 @@ func TestReplayOrRecordRecordsOverAnEmptyCassette(t *testing.T) {
 	}
 	if c, err := Load(path); err != nil || len(c.Interactions) != 1 {
 		t.Errorf("Load = %v, %v; want one interaction", c, err)
+	}
+}
+
+// TestRecordingRefusesBodiesOverTheLimit: a provider's answer longer than
+// Limits.MaxBodyBytes fails the recording, whole or streamed, instead of
+// being held in memory however long it is; nothing is written. Before, a
+// whole body was read with no bound.
+func TestRecordingRefusesBodiesOverTheLimit(t *testing.T) {
+	big := `{"text":"` + strings.Repeat("x", 2048) + `"}`
+	tests := []struct {
+		reason, contentType, body string
+		// want is in the request's error (whole bodies) or Stop's
+		want string
+	}{
+		{"a whole body past the limit fails the request, naming the limit", "application/json", big,
+			"read response body: the body is longer than 1024 bytes, the body limit (Limits.MaxBodyBytes)"},
+		{"a stream past the limit fails the recording", "text/event-stream", "data: " + big + "\n\ndata: [DONE]\n\n",
+			"read the streamed response: the stream is longer than 1024 bytes, the body limit (Limits.MaxBodyBytes)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.reason, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				w.Write([]byte(tc.body))
+			}))
+			t.Cleanup(srv.Close)
+			path := filepath.Join(t.TempDir(), "c.yaml")
+			rec, err := Open(path, Options{Mode: ModeRecord, Now: fakeNow(), Limits: Limits{MaxBodyBytes: 1024}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, reqErr := post(t, rec.Client(), srv.URL+"/v1/x", `{"q":1}`)
+			stopErr := rec.Stop()
+			if !errors.Is(stopErr, ErrRecordingFailed) {
+				t.Errorf("Stop() = %v, want ErrRecordingFailed", stopErr)
+			}
+			if got := fmt.Sprint(reqErr, stopErr); !strings.Contains(got, tc.want) {
+				t.Errorf("errors %q, want one containing %q", got, tc.want)
+			}
+			if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("Stat after a refused recording = %v, want no cassette", err)
+			}
+		})
 	}
 }

@@ -254,8 +254,12 @@ func (r *Recorder) record(req *http.Request, body []byte) (*http.Response, error
 		resp.Request = req
 		return resp, nil
 	}
-	respBody, err := io.ReadAll(resp.Body)
+	max := r.opts.Limits.maxBody()
+	respBody, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
 	resp.Body.Close()
+	if err == nil && int64(len(respBody)) > max {
+		respBody, err = nil, fmt.Errorf("the body is longer than %d bytes, the body limit (Limits.MaxBodyBytes)", max)
+	}
 	if err != nil {
 		err = fmt.Errorf("cassette %s: read response body: %w", r.path, err)
 		r.fail(fmt.Errorf("%s %s: %w", req.Method, req.URL.Redacted(), err))

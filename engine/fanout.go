@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -11,26 +12,29 @@ import (
 // first, and each worker runs calls until none is left, so no goroutine
 // outlives fanOut.
 //
-// A worker about to run a call makes sure one more worker is on its way
-// (a spare), unless one already is, no call is left for it, or limit
-// workers have started; the spare, once it runs, is a worker like the
-// others and makes the next spare when it claims its first call. So:
+// Each worker, when it claims its first call and calls are left after it,
+// sends a spare worker on its way: one for a started worker, one per
+// processor (GOMAXPROCS) for the caller, as long as fewer than min(n,
+// limit) workers have started. So every spare that claims a call sends the
+// next, and while calls are left some worker has not yet claimed its
+// first one (or min(n, limit) workers run): a call is never left waiting
+// behind calls that block. So:
 //
-//   - calls that do not block run on the caller and one or two workers
-//     (the spare takes a processor that is free, and the one it leaves
-//     behind finds the calls taken): no goroutine start per call, and the
-//     caller's stack is already grown. W1 (256 calls of a trivial tool)
-//     used to start about ten workers, one at a time, each waited for by
-//     the caller until it had claimed a call;
-//   - calls that block still fan out fully, as fast as goroutines start:
-//     a worker blocked in its call has already sent the next worker on its
-//     way, which runs on the processor the blocked one freed, claims the
-//     next call and sends the next, so N calls that each wait run on N
-//     workers at once (W2: 1,024 calls of 10 ms). The caller used to start
-//     every worker itself and wait for each to claim its call, which made
-//     the last call start about 3 ms after the first on 2 loaded cores;
-//   - whatever the scheduling, the worst case is one worker per call, as a
-//     goroutine per call was.
+//   - calls that do not block run on the caller and the few spares that
+//     find a free processor; the spares still on their way when the calls
+//     are all claimed find none and end: no goroutine start per call, and
+//     the caller's stack is already grown. W1 (256 calls of a trivial
+//     tool) starts GOMAXPROCS+1 or so;
+//   - calls that block fan out fully, on as many chains of spares as there
+//     are processors: a worker blocked in its call has already sent the
+//     next worker on its way, which runs on the processor the blocked one
+//     freed, claims the next call and sends the next, so N calls that each
+//     wait run on N workers at once (W2: 1,024 calls of 10 ms). With a
+//     single chain (one spare on its way at a time) the spare sat in its
+//     processor's next slot, which another processor steals only after a
+//     wait, so the calls started one after another on one processor;
+//   - whatever the scheduling, there are at most min(n, limit) workers, as
+//     a goroutine per call had n.
 //
 // Which worker runs which call, and how many workers there are, depends on
 // scheduling; do must therefore write its result to its own slot, which is
@@ -43,53 +47,66 @@ func fanOutWorkers(n, limit int, do func(i int)) int {
 	if n <= 0 {
 		return 0
 	}
-	f := &fan{n: int64(n), limit: int64(limit), do: do}
+	width := n
+	if limit > 0 && limit < n {
+		width = limit
+	}
+	f := &fan{n: int64(n), width: int64(width), do: do}
 	f.workers.Store(1)
-	f.work()
+	f.work(runtime.GOMAXPROCS(0))
 	f.wg.Wait()
 	return int(f.workers.Load())
 }
 
-// fan is the shared state of one fanOut.
+// fan is the shared state of one fanOut. next, which every claim writes,
+// has a cache line of its own, away from what every claim reads.
 type fan struct {
-	n, limit int64
-	do       func(i int)
-	next     atomic.Int64 // the next index to claim
-	workers  atomic.Int64 // workers started, the caller included
-	spare    atomic.Bool  // a worker is on its way and has not claimed yet
-	wg       sync.WaitGroup
+	n     int64 // calls
+	width int64 // at most this many workers: min(n, limit)
+	do    func(i int)
+	// workers counts the workers started, the caller included
+	workers atomic.Int64
+	wg      sync.WaitGroup
+	_       [64]byte
+	next    atomic.Int64 // the next index to claim
+	_       [64]byte
 }
 
-// work claims and runs calls until none is left.
-func (f *fan) work() {
+// work claims and runs calls until none is left; after its first claim it
+// sends up to spares spare workers on their way.
+func (f *fan) work(spares int) {
+	i := f.next.Add(1) - 1
+	if i >= f.n {
+		return
+	}
+	f.sendSpares(spares)
 	for {
-		i := f.next.Add(1) - 1
-		if i >= f.n {
+		f.do(int(i))
+		if i = f.next.Add(1) - 1; i >= f.n {
 			return
 		}
-		f.sendSpare(i)
-		f.do(int(i))
 	}
 }
 
-// spareWork is work on a goroutine of its own, started as the spare.
+// spareWork is work on a goroutine of its own, started as a spare.
 func (f *fan) spareWork() {
 	defer f.wg.Done()
-	f.spare.Store(false)
-	f.work()
+	f.work(1)
 }
 
-// sendSpare starts a spare worker, after the claim of call i, when calls
-// are left after it, none is on its way and the limit allows one more.
-func (f *fan) sendSpare(i int64) {
-	if i+1 >= f.n || f.spare.Load() || !f.spare.CompareAndSwap(false, true) {
-		return
+// sendSpares starts up to k spare workers while calls are left unclaimed
+// and fewer than width workers have started.
+func (f *fan) sendSpares(k int) {
+	for k > 0 {
+		w := f.workers.Load()
+		if w >= f.width || f.next.Load() >= f.n {
+			return
+		}
+		if !f.workers.CompareAndSwap(w, w+1) {
+			continue
+		}
+		k--
+		f.wg.Add(1)
+		go f.spareWork()
 	}
-	if f.limit > 0 && f.workers.Load() >= f.limit {
-		f.spare.Store(false)
-		return
-	}
-	f.workers.Add(1)
-	f.wg.Add(1)
-	go f.spareWork()
 }

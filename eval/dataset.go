@@ -55,15 +55,16 @@ func (f *File) cases(i int) ([]Case, []Problem) {
 	var problems []Problem
 	if d.File != "" {
 		path := filepath.Join(f.Dir(), filepath.FromSlash(d.File))
-		data, err := os.ReadFile(path)
+		lim := f.Limits.Resolved()
+		data, err := readDataset(path, lim.DatasetBytes)
 		if err != nil {
 			return nil, f.problem(field+".file", "%v", err).(*LoadError).Problems
 		}
 		switch strings.ToLower(filepath.Ext(path)) {
 		case ".csv":
-			rows, problems = csvRows(path, data)
+			rows, problems = csvRows(path, data, lim.DatasetRows)
 		case ".jsonl":
-			rows, problems = jsonlRows(path, data)
+			rows, problems = jsonlRows(path, data, lim.DatasetRows)
 		default:
 			return nil, f.problem(field+".file", "%s: expected a .csv or .jsonl file", d.File).(*LoadError).Problems
 		}
@@ -126,11 +127,55 @@ func scalarString(v any) string {
 	return fmt.Sprint(v)
 }
 
+// readDataset reads the dataset file at path, refusing one larger than
+// max bytes before it is read whole.
+func readDataset(path string, max int64) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: %s", path, harness.Limits{DatasetBytes: max}.DatasetBytesMessage())
+	}
+	return data, nil
+}
+
+// maxDatasetProblems is how many problems a dataset file's reading
+// reports before it stops: a file of a million bad lines gives a hundred
+// messages, not a million.
+const maxDatasetProblems = 100
+
+// rowBudget counts a dataset file's rows and problems against their
+// bounds; full reports whether reading must stop (it has then added the
+// problem that says why).
+type rowBudget struct {
+	path     string
+	maxRows  int
+	problems *[]Problem
+}
+
+func (b rowBudget) full(rows, line int) bool {
+	switch {
+	case rows > b.maxRows:
+		*b.problems = append(*b.problems, Problem{File: b.path, Line: line, Col: 1, Message: harness.Limits{DatasetRows: b.maxRows}.DatasetRowsMessage()})
+		return true
+	case len(*b.problems) >= maxDatasetProblems:
+		*b.problems = append(*b.problems, Problem{File: b.path, Line: line, Col: 1, Message: fmt.Sprintf("%d problems: the rest of the file is not read", len(*b.problems))})
+		return true
+	}
+	return false
+}
+
 // csvRows reads a CSV file whose first row names the variables (spaces
 // around a name and a UTF-8 byte order mark are dropped). Every problem
 // is at its line and column: a row with another number of fields than
 // the header, a bad quote, an empty or repeated column name.
-func csvRows(path string, data []byte) ([]datasetRow, []Problem) {
+func csvRows(path string, data []byte, maxRows int) ([]datasetRow, []Problem) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	rd := csv.NewReader(bytes.NewReader(data))
 	var (
@@ -141,6 +186,7 @@ func csvRows(path string, data []byte) ([]datasetRow, []Problem) {
 	at := func(line, col int, field, format string, args ...any) {
 		problems = append(problems, Problem{File: path, Line: line, Col: col, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
+	budget := rowBudget{path: path, maxRows: maxRows, problems: &problems}
 	for {
 		rec, err := rd.Read()
 		if err == io.EOF {
@@ -149,7 +195,7 @@ func csvRows(path string, data []byte) ([]datasetRow, []Problem) {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
 			at(pe.Line, max(pe.Column, 1), "", "%v", pe.Err)
-			if !errors.Is(pe.Err, csv.ErrFieldCount) {
+			if !errors.Is(pe.Err, csv.ErrFieldCount) || budget.full(len(rows), pe.Line) {
 				return nil, problems // the rest cannot be read reliably
 			}
 			continue
@@ -177,6 +223,9 @@ func csvRows(path string, data []byte) ([]datasetRow, []Problem) {
 			}
 			continue
 		}
+		if budget.full(len(rows)+1, line) {
+			return nil, problems
+		}
 		row := datasetRow{vars: map[string]string{}, file: path, line: line, col: 1}
 		for i, h := range head {
 			row.vars[h] = rec[i]
@@ -196,16 +245,22 @@ func csvRows(path string, data []byte) ([]datasetRow, []Problem) {
 // values are strings, numbers, booleans or null (a number keeps its
 // text; null is ""); blank lines are skipped. Every problem is at its
 // line and column, and names the key it concerns.
-func jsonlRows(path string, data []byte) ([]datasetRow, []Problem) {
+func jsonlRows(path string, data []byte, maxRows int) ([]datasetRow, []Problem) {
 	var rows []datasetRow
 	var problems []Problem
-	for n, line := range bytes.Split(data, []byte("\n")) {
+	budget := rowBudget{path: path, maxRows: maxRows, problems: &problems}
+	for n := 0; len(data) > 0; n++ {
+		line, rest, _ := bytes.Cut(data, []byte("\n"))
+		data = rest
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		if n == 0 {
 			line = bytes.TrimPrefix(line, []byte("\ufeff"))
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
+		}
+		if budget.full(len(rows)+1, n+1) {
+			return nil, problems
 		}
 		vars, ps := jsonlRow(line)
 		for _, p := range ps {

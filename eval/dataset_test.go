@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agenteval/agenteval/harness"
 )
 
 func problemStrings(ps []Problem) []string {
@@ -69,7 +71,7 @@ func TestJSONLRows(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.reason, func(t *testing.T) {
 			t.Parallel()
-			rows, problems := jsonlRows("x.jsonl", []byte(tc.src))
+			rows, problems := jsonlRows("x.jsonl", []byte(tc.src), harness.DefaultDatasetRows)
 			if diff := cmp.Diff(tc.problems, problemStrings(problems)); diff != "" {
 				t.Errorf("problems mismatch (-want +got):\n%s", diff)
 			}
@@ -131,7 +133,7 @@ func TestCSVRows(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.reason, func(t *testing.T) {
 			t.Parallel()
-			rows, problems := csvRows("x.csv", []byte(tc.src))
+			rows, problems := csvRows("x.csv", []byte(tc.src), harness.DefaultDatasetRows)
 			if diff := cmp.Diff(tc.problems, problemStrings(problems)); diff != "" {
 				t.Errorf("problems mismatch (-want +got):\n%s", diff)
 			}
@@ -167,6 +169,7 @@ func TestDatasetCases(t *testing.T) {
 		files    map[string]string // dataset files
 		want     []string          // the cells' IDs under one variant, or
 		problems []string          // the problems
+		limits   harness.Limits    // the limits the eval file is loaded within
 	}{
 		{reason: "JSONL rows are cases named by the name template",
 			datasets: "  - {scenario: capital, file: c.jsonl, name: \"{{country}}\"}\n",
@@ -202,6 +205,30 @@ func TestDatasetCases(t *testing.T) {
 			datasets: "  - {scenario: capital, file: a.csv}\n  - {scenario: capital, file: b.jsonl}\n",
 			files:    map[string]string{"a.csv": "country,capital\nPeru\n", "b.jsonl": "[]\n"},
 			problems: []string{"/a.csv:2:1: wrong number of fields", "/b.jsonl:1:1: a row is a JSON object, not an array"}},
+		{reason: "a dataset file over dataset_bytes is refused before it is read whole, naming the field, the file and the limit",
+			datasets: "  - {scenario: capital, file: c.csv}\n",
+			files:    map[string]string{"c.csv": "country,capital\nPeru,Lima\nChile,Santiago\n"},
+			limits:   harness.Limits{DatasetBytes: 20},
+			problems: []string{"datasets[0].file: ", "/c.csv: the dataset is larger than the limit of 20 bytes (--limit dataset_bytes=N, Limits.DatasetBytes)"}},
+		{reason: "a CSV dataset with more rows than dataset_rows stops at the first row past it",
+			datasets: "  - {scenario: capital, file: c.csv}\n",
+			files:    map[string]string{"c.csv": "country,capital\nPeru,Lima\nChile,Santiago\nCuba,Havana\n"},
+			limits:   harness.Limits{DatasetRows: 2},
+			problems: []string{"/c.csv:4:1: the dataset has more than 2 rows, the limit (--limit dataset_rows=N, Limits.DatasetRows)"}},
+		{reason: "a JSONL dataset too, blank lines not counted",
+			datasets: "  - {scenario: capital, file: c.jsonl}\n",
+			files:    map[string]string{"c.jsonl": `{"country": "Peru", "capital": "Lima"}` + "\n\n" + `{"country": "Cuba", "capital": "Havana"}` + "\n"},
+			limits:   harness.Limits{DatasetRows: 1},
+			problems: []string{"/c.jsonl:3:1: the dataset has more than 1 rows, the limit"}},
+		{reason: "raising dataset_rows admits the rows",
+			datasets: "  - {scenario: capital, file: c.csv, name: \"{{country}}\"}\n",
+			files:    map[string]string{"c.csv": "country,capital\nPeru,Lima\nChile,Santiago\n"},
+			limits:   harness.Limits{DatasetRows: 2},
+			want:     []string{"capital[Chile]", "capital[Peru]"}},
+		{reason: "reading a file of bad lines stops after 100 problems, saying so",
+			datasets: "  - {scenario: capital, file: c.jsonl}\n",
+			files:    map[string]string{"c.jsonl": strings.Repeat("[]\n", 1000)},
+			problems: []string{"/c.jsonl:100:1: a row is a JSON object", "/c.jsonl:101:1: 100 problems: the rest of the file is not read"}},
 		{reason: "a value the template lacks is an error naming the case and its row",
 			datasets: "  - {scenario: capital, file: c.jsonl, name: \"{{country}}\"}\n",
 			files:    map[string]string{"c.jsonl": `{"country": "Peru"}` + "\n"},
@@ -227,7 +254,7 @@ func TestDatasetCases(t *testing.T) {
 			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			f, err := Load(path)
+			f, err := LoadWithin(path, tc.limits)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -276,7 +303,7 @@ func FuzzDatasetRows(f *testing.F) {
 		if jsonl {
 			read = jsonlRows
 		}
-		rows, problems := read("f", data)
+		rows, problems := read("f", data, harness.DefaultDatasetRows)
 		lines := strings.Count(string(data), "\n") + 1
 		for _, p := range problems {
 			if p.File != "f" || p.Line < 0 || p.Line > lines || (p.Line > 0 && p.Col < 1) {

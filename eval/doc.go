@@ -38,7 +38,7 @@
 //	    recursion_limit: 6
 //	    tools:                               # by name: description and/or parameters
 //	      - {name: get_weather, description: Weather for a city.}
-//	    middleware:                          # options set key by key on the scenario's middleware of that type
+//	    middleware:                          # options set key by key on the scenario's middleware of that type (the agent's and each graph node's)
 //	      - {type: ModelCallLimitMiddleware, options: {run_limit: 3}}
 //	    script: {responses: [...]}           # replaces the scripted model's script
 //	  - name: flaky

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/agenteval/agenteval/harness"
 )
 
 // TestDocsExamples keeps docs/eval.md's examples true: its eval files
@@ -24,11 +26,11 @@ func TestDocsExamples(t *testing.T) {
 				t.Errorf("docs/eval.md: an eval file example does not parse:\n%v\n%s", err, body)
 			}
 		case kind == "csv":
-			if _, ps := csvRows("docs/eval.md", []byte(body)); len(ps) > 0 {
+			if _, ps := csvRows("docs/eval.md", []byte(body), harness.DefaultDatasetRows); len(ps) > 0 {
 				t.Errorf("docs/eval.md: the CSV example has problems: %v", ps)
 			}
 		case kind == "jsonl":
-			if _, ps := jsonlRows("docs/eval.md", []byte(body)); len(ps) > 0 {
+			if _, ps := jsonlRows("docs/eval.md", []byte(body), harness.DefaultDatasetRows); len(ps) > 0 {
 				t.Errorf("docs/eval.md: the JSONL example has problems: %v", ps)
 			}
 		default:

@@ -84,7 +84,7 @@ func TestLoadWithinRefusesLargeFile(t *testing.T) {
 func TestJSONLRowsHaveNoLineCap(t *testing.T) {
 	t.Parallel()
 	doc := strings.Repeat("y", 2<<20)
-	rows, problems := jsonlRows("d.jsonl", []byte(`{"id": "1"}`+"\n"+`{"doc": "`+doc+`"}`+"\n"))
+	rows, problems := jsonlRows("d.jsonl", []byte(`{"id": "1"}`+"\n"+`{"doc": "`+doc+`"}`+"\n"), harness.DefaultDatasetRows)
 	if len(problems) > 0 {
 		t.Fatalf("jsonlRows = %v", problems)
 	}

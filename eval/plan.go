@@ -264,29 +264,43 @@ func applyVariant(f *File, vi int, s *harness.Scenario, used map[string]bool) (*
 		}
 	}
 	for j, m := range v.Middleware {
-		k := slices.IndexFunc(c.Agent.Middleware, func(x harness.Middleware) bool { return x.Type == m.Type })
-		if k < 0 {
-			continue // another scenario's middleware
+		// the agent's middleware of that type, and each node's of a graph
+		// of agents
+		hit := setMiddlewareOptions(c.Agent.Middleware, m)
+		for n := range c.Agent.Nodes {
+			hit = setMiddlewareOptions(c.Agent.Nodes[n].Middleware, m) || hit
 		}
-		used[joinIndex(field+".middleware", j)] = true
-		if m.Options == nil {
-			continue
+		if hit {
+			used[joinIndex(field+".middleware", j)] = true
 		}
-		opts, _ := c.Agent.Middleware[k].Options.(*engine.Object)
-		if opts == nil {
-			opts = engine.NewObject()
-		}
-		set, _ := m.Options.V.(*engine.Object)
-		for _, key := range set.Keys() {
-			val, _ := set.Get(key)
-			opts.Set(key, val)
-		}
-		c.Agent.Middleware[k].Options = opts
 	}
 	if (c.Agent.Model == "" || c.Agent.Model == "scripted") && c.Script == nil && usesScenarioModel(c) {
 		return nil, f.problem(field, "scenario %s under variant %s has a scripted model and no script", s.Name, v.Name)
 	}
 	return c, nil
+}
+
+// setMiddlewareOptions sets the options of m on the middleware of m's type
+// in mws, key by key, and reports whether mws has one.
+func setMiddlewareOptions(mws []harness.Middleware, m MiddlewareOverride) bool {
+	k := slices.IndexFunc(mws, func(x harness.Middleware) bool { return x.Type == m.Type })
+	if k < 0 {
+		return false
+	}
+	if m.Options == nil {
+		return true
+	}
+	opts, _ := mws[k].Options.(*engine.Object)
+	if opts == nil {
+		opts = engine.NewObject()
+	}
+	set, _ := m.Options.V.(*engine.Object)
+	for _, key := range set.Keys() {
+		val, _ := set.Get(key)
+		opts.Set(key, val)
+	}
+	mws[k].Options = opts
+	return true
 }
 
 // overrides names what a variant changes, for reports.

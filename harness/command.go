@@ -62,6 +62,9 @@ type turnAnswer struct {
 	Output    *string         `json:"output"`
 	Interrupt json.RawMessage `json:"interrupt"`
 	Error     *string         `json:"error"`
+	// tooLong is set, alone, when the program wrote a line longer than
+	// readAnswers' bound: the turn fails, naming the limit
+	tooLong int
 }
 
 // commandResult is what runCommand observed.
@@ -344,7 +347,7 @@ func (r *commandRun) run(ctx context.Context, base string) (runErr, agentErr err
 	go func() {
 		defer close(readDone)
 		defer close(answers)
-		readAnswers(tctx, stdout, answers, &log)
+		readAnswers(tctx, stdout, answers, &log, commandLineBytes)
 	}()
 	var (
 		waited  bool
@@ -393,6 +396,9 @@ func (r *commandRun) run(ctx context.Context, base string) (runErr, agentErr err
 		case !ok:
 			return nil, r.exitedEarly(k, wait())
 		}
+		if a.tooLong > 0 {
+			return nil, engine.NewError("AgentError", fmt.Sprintf("agent.command %q: in turn %d it wrote a line of more than %s to its stdout, the limit of one line (answer each turn with one JSON line such as {\"output\": \"...\"})%s", r.name(), k+1, sizeString(int64(a.tooLong)), r.stderrNote()))
+		}
 		r.outputs = append(r.outputs, a)
 		if a.Error != nil {
 			return nil, engine.NewError("AgentError", *a.Error)
@@ -425,17 +431,30 @@ func turnLine(t Turn) any {
 
 // readAnswers reads the program's stdout line by line and sends each
 // answer line (a JSON object with "output", "interrupt" or "error") on
-// answers; other lines are kept in log.
-func readAnswers(ctx context.Context, stdout io.Reader, answers chan<- turnAnswer, log *tailBuffer) {
+// answers; other lines are kept in log. A line longer than maxLine bytes
+// is not kept: readAnswers sends an answer with tooLong set and reads the
+// rest of stdout into the void, so the program is never blocked writing.
+func readAnswers(ctx context.Context, stdout io.Reader, answers chan<- turnAnswer, log *tailBuffer, maxLine int) {
 	br := bufio.NewReader(stdout)
+	send := func(a turnAnswer) bool {
+		select {
+		case answers <- a:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := readLine(br, maxLine)
+		if errors.Is(err, errLineTooLong) {
+			send(turnAnswer{tooLong: maxLine})
+			io.Copy(io.Discard, br)
+			return
+		}
 		if t := bytes.TrimSpace(line); len(t) > 0 {
 			var a turnAnswer
 			if t[0] == '{' && json.Unmarshal(t, &a) == nil && (a.Output != nil || a.Interrupt != nil || a.Error != nil) {
-				select {
-				case answers <- a:
-				case <-ctx.Done():
+				if !send(a) {
 					io.Copy(io.Discard, br)
 					return
 				}
@@ -445,6 +464,25 @@ func readAnswers(ctx context.Context, stdout io.Reader, answers chan<- turnAnswe
 		}
 		if err != nil {
 			return
+		}
+	}
+}
+
+// errLineTooLong is readLine's error for a line past its bound.
+var errLineTooLong = errors.New("line too long")
+
+// readLine reads up to and including the next '\n', as ReadBytes does,
+// but holds at most max bytes of it: a longer line gives errLineTooLong.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > max {
+			return nil, errLineTooLong
+		}
+		line = append(line, frag...)
+		if err != bufio.ErrBufferFull {
+			return line, err
 		}
 	}
 }
@@ -472,6 +510,10 @@ func (r *commandRun) stderrNote() string {
 	}
 	return "; its stderr ends:\n" + t
 }
+
+// commandLineBytes bounds one line of a command agent's stdout (an
+// answer line, or a line kept for its errors): 16 MiB.
+const commandLineBytes = 16 << 20
 
 // commandTailBytes is how much of a command agent's stderr, and of the
 // lines of its stdout that are not answers, is kept for its errors: the

@@ -131,6 +131,13 @@ except urllib.error.HTTPError as e:
 			want:    []string{`timed out after 6s waiting for it to exit after its last turn`},
 		},
 		{
+			name:    "floods stdout",
+			reason:  "a line past the 16 MiB bound of one stdout line is not held in memory: the turn fails naming the limit, and the program, still running, is killed",
+			program: "import sys, time\nsys.stdin.readline()\nsys.stdout.write('{\"output\": \"' + 'x' * (17 << 20))\nsys.stdout.flush()\ntime.sleep(600)\n",
+			status:  report.StatusFail,
+			want:    []string{`AgentError: agent.command "python3 agent.py": in turn 1 it wrote a line of more than 16MiB to its stdout, the limit of one line`},
+		},
+		{
 			name:    "crashes",
 			reason:  "a program that dies before it answers fails the turn, with its stderr",
 			program: "import sys\nsys.stdin.readline()\nsys.stderr.write('Traceback: boom\\n')\nsys.exit(3)\n",

@@ -595,6 +595,8 @@
 //	recursion_limit      100,000     agent.recursion_limit
 //	cassette_file_bytes  256 MiB     the size of a cassette (Options.CassetteLimits)
 //	cassette_body_bytes  64 MiB      one cassette body as gzip or deflate decoding produces it
+//	dataset_bytes        64 MiB      the size of an eval's dataset file (CSV, JSONL)
+//	dataset_rows         10,000      the rows of one dataset file
 //
 // Eval files are read within the same limits (package eval). Every limit
 // of agenteval, these and the fixed ones, is listed in docs/limits.md with

@@ -31,6 +31,12 @@ const (
 	// sends the whole history), so 10,000 steps of a looping tool take
 	// minutes and 2,000,000,000 would never end.
 	DefaultRecursionLimit = 100_000
+	// DefaultDatasetBytes caps the size of an eval's dataset file (CSV or
+	// JSONL): 64 MiB.
+	DefaultDatasetBytes = 64 << 20
+	// DefaultDatasetRows caps the rows of one dataset file: every row is
+	// a case, run as its own scenario in every variant and trial.
+	DefaultDatasetRows = 10_000
 )
 
 // Limits bound what loading a scenario may cost, so that a hostile or
@@ -51,8 +57,9 @@ const (
 //
 // On the command line: agenteval run, resume, eval, serve and cassette
 // take --limit name=N, where name is file_bytes, depth, values,
-// value_bytes, recursion_limit, cassette_file_bytes or
-// cassette_body_bytes. docs/limits.md lists every limit.
+// value_bytes, recursion_limit, cassette_file_bytes,
+// cassette_body_bytes, dataset_bytes or dataset_rows (the last two bound
+// an eval's dataset files). docs/limits.md lists every limit.
 type Limits struct {
 	// FileBytes caps a file's size.
 	FileBytes int64 `json:"file_bytes,omitempty"`
@@ -72,10 +79,15 @@ type Limits struct {
 	// decoding produces it: cassette.Limits.MaxBodyBytes, whose default
 	// is cassette.DefaultMaxBodyBytes (64 MiB).
 	CassetteBodyBytes int64 `json:"cassette_body_bytes,omitempty"`
+	// DatasetBytes caps an eval dataset file's size (DefaultDatasetBytes).
+	DatasetBytes int64 `json:"dataset_bytes,omitempty"`
+	// DatasetRows caps the rows of one eval dataset file
+	// (DefaultDatasetRows).
+	DatasetRows int `json:"dataset_rows,omitempty"`
 }
 
 // limitNames are the names Set takes, in the order help lists them.
-var limitNames = []string{"file_bytes", "depth", "values", "value_bytes", "recursion_limit", "cassette_file_bytes", "cassette_body_bytes"}
+var limitNames = []string{"file_bytes", "depth", "values", "value_bytes", "recursion_limit", "cassette_file_bytes", "cassette_body_bytes", "dataset_bytes", "dataset_rows"}
 
 // LimitNames returns the names Set takes (and --limit), in the order help
 // lists them.
@@ -114,6 +126,9 @@ func (l Limits) withDefaults() Limits {
 
 		CassetteFileBytes: pick(l.CassetteFileBytes, cassette.DefaultMaxFileBytes),
 		CassetteBodyBytes: pick(l.CassetteBodyBytes, cassette.DefaultMaxBodyBytes),
+
+		DatasetBytes: pick(l.DatasetBytes, DefaultDatasetBytes),
+		DatasetRows:  int(pick(int64(l.DatasetRows), DefaultDatasetRows)),
 	}
 }
 
@@ -138,7 +153,9 @@ func (l *Limits) Set(s string) error {
 		l.CassetteFileBytes = n
 	case "cassette_body_bytes":
 		l.CassetteBodyBytes = n
-	case "depth", "values", "recursion_limit":
+	case "dataset_bytes":
+		l.DatasetBytes = n
+	case "depth", "values", "recursion_limit", "dataset_rows":
 		if n > 1<<31-1 {
 			return fmt.Errorf("limit %s: %d is too large", name, n)
 		}
@@ -147,6 +164,8 @@ func (l *Limits) Set(s string) error {
 			l.Depth = int(n)
 		case "values":
 			l.Values = int(n)
+		case "dataset_rows":
+			l.DatasetRows = int(n)
 		default:
 			l.RecursionLimit = int(n)
 		}
@@ -238,6 +257,18 @@ func (l Limits) ValuesMessage() string {
 // ValueBytes, and how to raise it.
 func (l Limits) ValueBytesMessage() string {
 	return fmt.Sprintf("the file expands to too much text: more than %s of strings and keys, aliases counted each time they are used (--limit value_bytes=N, Limits.ValueBytes)", sizeString(l.withDefaults().ValueBytes))
+}
+
+// DatasetBytesMessage says that a dataset file is larger than
+// DatasetBytes, and how to raise it.
+func (l Limits) DatasetBytesMessage() string {
+	return fmt.Sprintf("the dataset is larger than the limit of %s (--limit dataset_bytes=N, Limits.DatasetBytes)", sizeString(l.withDefaults().DatasetBytes))
+}
+
+// DatasetRowsMessage says that a dataset file has more rows than
+// DatasetRows, and how to raise it.
+func (l Limits) DatasetRowsMessage() string {
+	return fmt.Sprintf("the dataset has more than %d rows, the limit (--limit dataset_rows=N, Limits.DatasetRows)", l.withDefaults().DatasetRows)
 }
 
 // sizeString writes a byte count the way --limit reads it.

@@ -30,6 +30,9 @@ var documentedLimits = map[string]any{
 	"`recursion_limit`":               count(DefaultRecursionLimit),
 	"`cassette_file_bytes`":           size(cassette.DefaultMaxFileBytes),
 	"`cassette_body_bytes`":           size(cassette.DefaultMaxBodyBytes),
+	"`dataset_bytes`":                 size(DefaultDatasetBytes),
+	"`dataset_rows`":                  count(DefaultDatasetRows),
+	"command agent stdout line":       size(commandLineBytes),
 	"`agent.recursion_limit`":         count(engine.DefaultRecursionLimit),
 	"`timeout` (scenario)":            "none",
 	"`timeout` (tool)":                "none",
@@ -43,6 +46,7 @@ var documentedLimits = map[string]any{
 	"scripted request log":            count(llm.DefaultRequestLog),
 	"serve request body":              size(serve.DefaultMaxRequestBytes),
 	"provider error body":             size(llm.MaxErrorBodyBytes),
+	"provider response body":          size(llm.MaxResponseBodyBytes),
 	"diff edits":                      count(textdiff.MaxEdits),
 }
 

@@ -99,12 +99,12 @@ func TestLimitsLoadRefusesLargeFile(t *testing.T) {
 func TestLimitsSet(t *testing.T) {
 	t.Parallel()
 	var l Limits
-	for _, s := range []string{"file_bytes=8MiB", "depth=300", "values=-1", "value_bytes=1GiB", "recursion_limit=200000", "cassette_file_bytes=1GiB", "cassette_body_bytes=-1"} {
+	for _, s := range []string{"file_bytes=8MiB", "depth=300", "values=-1", "value_bytes=1GiB", "recursion_limit=200000", "cassette_file_bytes=1GiB", "cassette_body_bytes=-1", "dataset_bytes=1GiB", "dataset_rows=50000"} {
 		if err := l.Set(s); err != nil {
 			t.Fatalf("Set(%q): %v", s, err)
 		}
 	}
-	want := Limits{FileBytes: 8 << 20, Depth: 300, Values: -1, ValueBytes: 1 << 30, RecursionLimit: 200_000, CassetteFileBytes: 1 << 30, CassetteBodyBytes: -1}
+	want := Limits{FileBytes: 8 << 20, Depth: 300, Values: -1, ValueBytes: 1 << 30, RecursionLimit: 200_000, CassetteFileBytes: 1 << 30, CassetteBodyBytes: -1, DatasetBytes: 1 << 30, DatasetRows: 50_000}
 	if l != want {
 		t.Errorf("Set: got %+v, want %+v", l, want)
 	}
@@ -116,8 +116,8 @@ func TestLimitsSet(t *testing.T) {
 		t.Errorf("Limits{}.Cassette() = %+v, want cassette's defaults", c)
 	}
 	for s, msg := range map[string]string{
-		"depht=3":    `unknown limit "depht": expected one of file_bytes, depth, values, value_bytes, recursion_limit, cassette_file_bytes, cassette_body_bytes (did you mean "depth"?)`,
-		"depth":      `limit "depth": expected name=N with name one of file_bytes, depth, values, value_bytes, recursion_limit, cassette_file_bytes, cassette_body_bytes`,
+		"depht=3":    `unknown limit "depht": expected one of file_bytes, depth, values, value_bytes, recursion_limit, cassette_file_bytes, cassette_body_bytes, dataset_bytes, dataset_rows (did you mean "depth"?)`,
+		"depth":      `limit "depth": expected name=N with name one of file_bytes, depth, values, value_bytes, recursion_limit, cassette_file_bytes, cassette_body_bytes, dataset_bytes, dataset_rows`,
 		"depth=x":    `limit depth: "x": expected an integer >= -1 (-1: no limit), optionally with KiB, MiB or GiB`,
 		"values=-2":  `limit values: "-2": expected an integer >= -1 (-1: no limit), optionally with KiB, MiB or GiB`,
 		"depth=4GiB": `limit depth: 4294967296 is too large`,
@@ -143,6 +143,13 @@ func TestScanNestingSkipsText(t *testing.T) {
 		"literal": "a: |\n  " + many + "\n  more\nb: 1\n",
 		"folded":  "a: >-\n    " + many + "\n\n    " + many + "\nb: 1\n",
 		"flow":    "a: [\"" + many + "\", '" + many + "', x]\n",
+		// a lone CR is a line break to the parser: the "#" after it
+		// starts a comment (FuzzScanNesting found this)
+		"cr_comment": "a: 1\r# " + many + "\r",
+		// a tab does not end a tag: the brackets after it are the tag's
+		"tag_tab": "!\t" + many,
+		// nor is "#" right after a document end marker
+		"end_comment": "a: 1\n...# " + many + "\n",
 	}
 	for name, doc := range docs {
 		if at, deep := scanNesting([]byte(doc), 200); deep {
@@ -153,6 +160,8 @@ func TestScanNestingSkipsText(t *testing.T) {
 		"after_literal": "a: |\n  x\nb: " + many + "\n",
 		"anchored":      "a: &x !!seq " + many + "\n",
 		"dashes":        strings.Repeat("- ", 202) + "x\n",
+		// and "- " after one starts a line of sequence entries
+		"cr_dashes": "a:\r" + strings.Repeat("- ", 202) + "x\r",
 	} {
 		if _, deep := scanNesting([]byte(doc), 200); !deep {
 			t.Errorf("%s: scanNesting(%.40q) = not deep, want deep", name, doc)

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"fmt"
 	"unicode/utf8"
 )
@@ -23,8 +24,34 @@ import (
 // scanNesting returns where data first nests deeper than max, and whether
 // it does.
 func scanNesting(data []byte, max int) (Position, bool) {
-	s := nestScan{data: data, line: 1, col: 1, max: max}
+	s := nestScan{data: loneCRs(data), line: 1, col: 1, max: max}
 	return s.run()
+}
+
+// loneCRs returns data with each carriage return that no line feed
+// follows written as a line feed: the YAML parser (goccy's scanner) reads
+// a lone CR as a line break, so a "#" after one starts a comment and "- "
+// a sequence entry, and the scan must read them so too. A CRLF stays (its
+// CR is a blank before the LF). It copies data only when it has a lone CR.
+func loneCRs(data []byte) []byte {
+	var out []byte
+	for i := bytes.IndexByte(data, '\r'); i >= 0; {
+		if i+1 == len(data) || data[i+1] != '\n' {
+			if out == nil {
+				out = bytes.Clone(data)
+			}
+			out[i] = '\n'
+		}
+		j := bytes.IndexByte(data[i+1:], '\r')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	if out == nil {
+		return data
+	}
+	return out
 }
 
 type nestScan struct {
@@ -134,9 +161,18 @@ func (s *nestScan) run() (Position, bool) {
 				s.next()
 			}
 			continue
-		case (c == '&' || c == '!') && s.valueStart:
-			// an anchor or a tag: the value starts after it
+		case c == '&' && s.valueStart:
+			// an anchor: the value starts after it
 			for s.i < len(s.data) && !isBlank(s.data[s.i]) && (s.flow == 0 || !isFlowIndicator(s.data[s.i])) {
+				s.next()
+			}
+			s.prevSpace = false
+			continue
+		case c == '!' && s.valueStart:
+			// a tag, which goccy's scanner ends only at a space, a line
+			// break or, in a flow, a comma: a tab or a bracket is part of
+			// it ("!\t[[[" is a tag, not nesting)
+			for s.i < len(s.data) && !endsTag(s.data[s.i], s.flow > 0) {
 				s.next()
 			}
 			s.prevSpace = false
@@ -156,6 +192,11 @@ func (s *nestScan) run() (Position, bool) {
 		s.next()
 	}
 	return Position{}, false
+}
+
+// endsTag reports whether c ends a tag, in a flow collection or not.
+func endsTag(c byte, inFlow bool) bool {
+	return c == ' ' || c == '\n' || c == '\r' || (inFlow && c == ',')
 }
 
 func isFlowIndicator(c byte) bool { return c == ',' || c == '[' || c == ']' || c == '{' || c == '}' }
@@ -216,6 +257,15 @@ func (s *nestScan) startLine() (Position, bool) {
 		return Position{}, false
 	}
 	s.valueStart = true
+	if n == 0 && s.peek(0) == '.' && s.peek(1) == '.' && s.peek(2) == '.' && s.peek(3) != '.' {
+		// a document end marker, which goccy's scanner takes whatever
+		// follows it: a comment or a value may start right after it
+		for range 3 {
+			s.next()
+		}
+		s.prevSpace = true
+		return Position{}, false
+	}
 	if n == 0 && !s.seen {
 		// a document marker or a directive is not content
 		switch {

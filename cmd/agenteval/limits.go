@@ -16,7 +16,8 @@ import (
 const (
 	limitUsage = "raise or lower a limit on the files read, name=N (-1: none; N may end in KiB, MiB or GiB), repeatable: " +
 		"file_bytes (4MiB), depth (200), values (262144), value_bytes (16MiB), recursion_limit (100000) bound scenario and eval files; " +
-		"cassette_file_bytes (256MiB), cassette_body_bytes (64MiB) bound cassettes (see docs/limits.md)"
+		"cassette_file_bytes (256MiB), cassette_body_bytes (64MiB) bound cassettes; " +
+		"dataset_bytes (64MiB), dataset_rows (10000) bound an eval's dataset files (see docs/limits.md)"
 	cassetteLimitUsage = "raise or lower a limit on the cassettes read, name=N (-1: none; N may end in KiB, MiB or GiB), repeatable: " +
 		"cassette_file_bytes (256MiB), cassette_body_bytes (64MiB) (see docs/limits.md)"
 )

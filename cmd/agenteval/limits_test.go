@@ -98,6 +98,7 @@ func TestLimitFlagHelp(t *testing.T) {
 		"file_bytes": helpSize(d.FileBytes), "depth": strconv.Itoa(d.Depth), "values": strconv.Itoa(d.Values),
 		"value_bytes": helpSize(d.ValueBytes), "recursion_limit": strconv.Itoa(d.RecursionLimit),
 		"cassette_file_bytes": helpSize(d.CassetteFileBytes), "cassette_body_bytes": helpSize(d.CassetteBodyBytes),
+		"dataset_bytes": helpSize(d.DatasetBytes), "dataset_rows": strconv.Itoa(d.DatasetRows),
 	}
 	for _, n := range harness.LimitNames() {
 		def, ok := defaults[n]

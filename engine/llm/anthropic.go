@@ -44,6 +44,10 @@ type AnthropicConfig struct {
 	Stream bool
 	// OnChunk receives the pieces of streamed answers.
 	OnChunk ChunkFunc
+	// MaxResponseBytes bounds an answer's body, whole or streamed: a
+	// longer one fails the call naming the limit. 0 means
+	// MaxResponseBodyBytes (64 MiB).
+	MaxResponseBytes int64
 }
 
 // Validate reports what is wrong with the config.
@@ -57,6 +61,9 @@ func (c AnthropicConfig) Validate() error {
 	}
 	if c.MaxTokens < 0 {
 		errs = append(errs, fmt.Errorf("anthropic: MaxTokens %d is negative", c.MaxTokens))
+	}
+	if c.MaxResponseBytes < 0 {
+		errs = append(errs, fmt.Errorf("anthropic: MaxResponseBytes %d is negative", c.MaxResponseBytes))
 	}
 	return errors.Join(errs...)
 }
@@ -142,7 +149,7 @@ func (m *Anthropic) Generate(ctx context.Context, req engine.ModelRequest) (engi
 			return engine.Message{}, m.transportError(err)
 		}
 		defer raw.Body.Close()
-		msg, err := parseAnthropicStream(raw.Body, newEmitter(ctx, m.name, m.cfg.OnChunk))
+		msg, err := parseAnthropicStream(limitBody(raw.Body, responseLimit(m.cfg.MaxResponseBytes), "the stream"), newEmitter(ctx, m.name, m.cfg.OnChunk))
 		if err != nil {
 			return engine.Message{}, fmt.Errorf("model %q: %w", m.name, err)
 		}
@@ -152,7 +159,7 @@ func (m *Anthropic) Generate(ctx context.Context, req engine.ModelRequest) (engi
 		return engine.Message{}, m.transportError(err)
 	}
 	defer raw.Body.Close()
-	body, err := io.ReadAll(raw.Body)
+	body, err := io.ReadAll(limitBody(raw.Body, responseLimit(m.cfg.MaxResponseBytes), "the response"))
 	if err != nil {
 		return engine.Message{}, fmt.Errorf("model %q: read response: %w", m.name, err)
 	}

@@ -49,6 +49,10 @@ type OpenAIConfig struct {
 	Stream bool
 	// OnChunk receives the pieces of streamed answers.
 	OnChunk ChunkFunc
+	// MaxResponseBytes bounds an answer's body, whole or streamed: a
+	// longer one fails the call naming the limit. 0 means
+	// MaxResponseBodyBytes (64 MiB).
+	MaxResponseBytes int64
 }
 
 // Validate reports what is wrong with the config.
@@ -62,6 +66,9 @@ func (c OpenAIConfig) Validate() error {
 	}
 	if c.MaxRetries < 0 {
 		errs = append(errs, fmt.Errorf("openai: MaxRetries %d is negative", c.MaxRetries))
+	}
+	if c.MaxResponseBytes < 0 {
+		errs = append(errs, fmt.Errorf("openai: MaxResponseBytes %d is negative", c.MaxResponseBytes))
 	}
 	return errors.Join(errs...)
 }
@@ -162,13 +169,13 @@ func (m *OpenAI) Generate(ctx context.Context, req engine.ModelRequest) (engine.
 	}
 	defer raw.Body.Close()
 	if stream {
-		msg, err := parseOpenAIStream(raw.Body, m.cfg.Provider, newEmitter(ctx, m.name, m.cfg.OnChunk))
+		msg, err := parseOpenAIStream(limitBody(raw.Body, responseLimit(m.cfg.MaxResponseBytes), "the stream"), m.cfg.Provider, newEmitter(ctx, m.name, m.cfg.OnChunk))
 		if err != nil {
 			return engine.Message{}, fmt.Errorf("model %q: %w", m.name, err)
 		}
 		return msg, nil
 	}
-	body, err := io.ReadAll(raw.Body)
+	body, err := io.ReadAll(limitBody(raw.Body, responseLimit(m.cfg.MaxResponseBytes), "the response"))
 	if err != nil {
 		return engine.Message{}, fmt.Errorf("model %q: read response: %w", m.name, err)
 	}

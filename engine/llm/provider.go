@@ -44,6 +44,54 @@ type chunkKey struct{}
 // that a broken or hostile server cannot make an error hold gigabytes.
 const MaxErrorBodyBytes = 1 << 20
 
+// MaxResponseBodyBytes bounds a provider's answer, whole or streamed:
+// 64 MiB, hundreds of times the largest answer a model gives, so that a
+// broken or hostile server that never stops sending fails the call with a
+// clear error instead of filling the machine's memory.
+const MaxResponseBodyBytes = 64 << 20
+
+// responseLimit is a config's MaxResponseBytes, 0 meaning
+// MaxResponseBodyBytes.
+func responseLimit(n int64) int64 {
+	if n > 0 {
+		return n
+	}
+	return MaxResponseBodyBytes
+}
+
+// boundedBody reads r and fails once more than max bytes came through.
+type boundedBody struct {
+	r    io.Reader
+	n    int64
+	max  int64
+	what string
+}
+
+// limitBody returns r, failing with an error that names the limit after
+// max bytes; what names the body in that error.
+func limitBody(r io.Reader, max int64, what string) io.Reader {
+	return &boundedBody{r: r, max: max, what: what}
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.n > b.max {
+		return 0, b.tooLong()
+	}
+	if rest := b.max + 1 - b.n; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	if b.n > b.max {
+		return n, b.tooLong()
+	}
+	return n, err
+}
+
+func (b *boundedBody) tooLong() error {
+	return fmt.Errorf("%s is longer than %d bytes, the limit (MaxResponseBytes of the model's config, default 64 MiB)", b.what, b.max)
+}
+
 // WithChunkFunc returns a context whose streamed model calls report their
 // chunks to fn (in addition to any OnChunk of the model's config). Models
 // that do not stream report nothing.

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -62,8 +63,22 @@ func propFastValidateMatchesFull(t *rapid.T) {
 	for i, k := range rapid.SliceOfDistinct(rapid.SampledFrom([]string{"city", "days", "metric", "a", "b", "q", "extra"}), func(s string) string { return s }).Draw(t, "keys") {
 		in.Set(k, drawJSONScalar(t, "v"+string(rune('0'+i))))
 	}
-	fast, ok := s.fast.fastValidate(in)
+	fast, ok := s.fast.fastValidate(in, nil)
 	full, ferr := s.validateFull(in)
+	// ValidateInto the second of two objects made together gives the
+	// same, and the first growing past its room leaves the second as is
+	slab := value.NewObjects(2, s.FastCap())
+	into, ierr := s.ValidateInto(in, &slab[1])
+	if c, d := mustJSON(t, into), mustJSON(t, valueOr(full, fast, ok)); c != d || (ierr == nil) != (ferr == nil || ok) {
+		t.Fatalf("ValidateInto gave %s (%v), Validate %s for %s", c, ierr, d, mustJSON(t, in))
+	}
+	before := mustJSON(t, into)
+	for k := range 5 {
+		slab[0].Set(fmt.Sprint("grown", k), k)
+	}
+	if after := mustJSON(t, into); after != before {
+		t.Fatalf("the first object growing changed the second: %s -> %s", before, after)
+	}
 	if !ok {
 		return
 	}
@@ -74,6 +89,15 @@ func propFastValidateMatchesFull(t *rapid.T) {
 	if a != b {
 		t.Fatalf("fast path gave %s, full pass %s for %s", a, b, mustJSON(t, in))
 	}
+}
+
+// valueOr is the fast path's result when it answered, else the full
+// pass's.
+func valueOr(full any, fast *value.Object, ok bool) any {
+	if ok {
+		return fast
+	}
+	return full
 }
 
 func mustJSON(t *rapid.T, v any) string {

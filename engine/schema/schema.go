@@ -166,8 +166,9 @@ func planFast(m *node) *fastPlan {
 }
 
 // fastValidate returns what the full pass would for arguments that need no
-// coercion, and false for anything else (which then takes the full pass).
-func (p *fastPlan) fastValidate(o *value.Object) (*value.Object, bool) {
+// coercion, built in dst when it is not nil, and false for anything else
+// (which then takes the full pass).
+func (p *fastPlan) fastValidate(o, dst *value.Object) (*value.Object, bool) {
 	// check first, so a value that needs the full pass costs nothing here
 	present := 0
 	for _, f := range p.fields {
@@ -186,7 +187,10 @@ func (p *fastPlan) fastValidate(o *value.Object) (*value.Object, bool) {
 	if present != o.Len() && !p.ignoreExtra {
 		return nil, false
 	}
-	out := value.NewObjectCap(present)
+	out := dst
+	if out == nil {
+		out = value.NewObjectCap(present)
+	}
 	for _, f := range p.fields {
 		if v, ok := o.Get(f.name); ok {
 			out.Set(f.name, fastValue(v))
@@ -321,14 +325,32 @@ func keywordText(o *value.Object, key string) string {
 // or a *ValidationError listing every problem. v is never modified; the
 // result shares nothing with it.
 func (s *Schema) Validate(v any) (any, error) {
+	return s.ValidateInto(v, nil)
+}
+
+// ValidateInto is Validate that builds the result in dst, an empty Object
+// (see value.NewObjects), when the arguments take the fast path: flat,
+// of exactly the declared types (see FastCap). Otherwise, or with dst
+// nil, the result is a new value and dst is left as it is.
+func (s *Schema) ValidateInto(v any, dst *value.Object) (any, error) {
 	if s.fast != nil {
 		if o, ok := v.(*value.Object); ok && o != nil {
-			if out, ok := s.fast.fastValidate(o); ok {
+			if out, ok := s.fast.fastValidate(o, dst); ok {
 				return out, nil
 			}
 		}
 	}
 	return s.validateFull(v)
+}
+
+// FastCap is how many keys a result of the fast path holds at most (the
+// model's fields), or 0 when the schema has no fast path: the room an
+// Object given to ValidateInto needs.
+func (s *Schema) FastCap() int {
+	if s.fast == nil {
+		return 0
+	}
+	return len(s.fast.fields)
 }
 
 // validateFull is the full pydantic-style pass.

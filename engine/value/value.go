@@ -78,6 +78,22 @@ func NewObjectCap(n int) *Object {
 	return &Object{keys: make([]string, 0, n), vals: make([]any, 0, n)}
 }
 
+// NewObjects returns n empty Objects with room for c keys each, made in
+// three allocations instead of n, for callers that make many small
+// objects at once (a ToolNode's validated arguments, one per call). Each
+// object's arrays are its own (an object that outgrows them moves to new
+// ones); any one of them kept keeps all n in memory.
+func NewObjects(n, c int) []Object {
+	objs := make([]Object, n)
+	keys := make([]string, n*c)
+	vals := make([]any, n*c)
+	for i := range objs {
+		objs[i].keys = keys[i*c : i*c : (i+1)*c]
+		objs[i].vals = vals[i*c : i*c : (i+1)*c]
+	}
+	return objs
+}
+
 // Len returns the number of keys.
 func (o *Object) Len() int {
 	if o == nil {
