@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"maps"
+	"math/bits"
 	"slices"
 	"strconv"
 	"sync"
@@ -121,7 +122,7 @@ func (c *seedCache) hashJSON(h hash.Hash, buf *bytes.Buffer, v any, known *[]kno
 	case []any:
 		return list(len(t), func(i int) error { return c.hashJSON(h, buf, t[i], known) })
 	case []Message:
-		if c != nil && len(t) >= seedCacheMin {
+		if c != nil && seedCached(t) {
 			k, err := c.hashMessages(h, buf, t)
 			if err == nil {
 				*known = append(*known, k)
@@ -150,6 +151,9 @@ func (c *seedCache) hashJSON(h hash.Hash, buf *bytes.Buffer, v any, known *[]kno
 // input began with: a run without a checkpointer gets the whole thread as
 // its input every turn, and hashing its JSON was 78% of W4's CPU at
 // 10,000 messages (2.2 of 2.8 s in a CPU profile; 1.8 µs per message).
+// A short list whose messages carry many tool calls is served too
+// (seedCached): a graph invoked again with the same AI message of 256
+// calls (W1) hashed its 15 kB of JSON every time.
 //
 // SHA-256 is a streaming hash whose state can be saved and restored
 // (encoding.BinaryMarshaler), so an entry keeps the state just before a
@@ -202,8 +206,9 @@ type seedEntry struct {
 }
 
 const (
-	// seedCacheMin is the shortest list the cache serves: below it the
-	// snapshot would cost more than the hashing it saves.
+	// seedCacheMin is the shortest list the cache serves, counted in
+	// messages or in their tool calls and content blocks (seedCached):
+	// below it the snapshot would cost more than the hashing it saves.
 	seedCacheMin = 64
 	// seedCacheSize is how many lists a graph remembers.
 	seedCacheSize = 8
@@ -214,6 +219,23 @@ const (
 )
 
 func newSeedCache() *seedCache { return &seedCache{} }
+
+// seedCached reports whether the seed cache serves the list msgs: a long
+// one, or a short one whose messages hold at least seedCacheMin tool
+// calls and content blocks in all (W1's one AI message with 256 calls,
+// whose JSON took as long to write and hash as a thread of 256
+// messages).
+func seedCached(msgs []Message) bool {
+	if len(msgs) >= seedCacheMin {
+		return true
+	}
+	parts := 0
+	for i := range msgs {
+		m := &msgs[i]
+		parts += 1 + len(m.ToolCalls) + len(m.InvalidToolCalls) + len(m.Content.blocks)
+	}
+	return parts >= seedCacheMin
+}
 
 // hashMessages writes the JSON of msgs to h as hashJSON does, resuming
 // from a remembered state when it can, and returns msgs as a known list.
@@ -645,12 +667,95 @@ func (r *run) fastIDIn(arena *idArena, kind int, a, b, c int) string {
 	}
 	p := uint64(kind)<<62 | uint64(a)<<40 | uint64(b)<<20 | uint64(c)
 	var sum [16]byte
-	binary.BigEndian.PutUint64(sum[:8], r.idKey[0]^mix64(p^0x9e3779b97f4a7c15))
+	binary.BigEndian.PutUint64(sum[:8], r.idKey[0]^mix64(p^fastIDSalt))
 	binary.BigEndian.PutUint64(sum[8:], r.idKey[1]^mix64(p))
 	if arena != nil {
 		return arena.uuid(&sum)
 	}
 	return formatUUID(&sum)
+}
+
+// fastIDSalt tells the first half of a fast ID from the second.
+const fastIDSalt = 0x9e3779b97f4a7c15
+
+// parseFastMessageID returns the packed numbers of id when it is the fast
+// ID of a message (kind idMessage) made with key, as fastIDIn writes it:
+// the inverse of fastIDIn for the IDs it does not hash. Six bits of the
+// UUID are version and variant, so the second half leaves four
+// candidates for the packed numbers; the first half (60 bits) must match
+// the candidate's, so another string parses with a chance of about 2^-58.
+func parseFastMessageID(key [2]uint64, id string) (uint64, bool) {
+	if len(id) != 36 || id[8] != '-' || id[13] != '-' || id[18] != '-' || id[23] != '-' {
+		return 0, false
+	}
+	// the 32 digits as four words of eight ASCII bytes, the first digit
+	// in the lowest byte
+	a, ok1 := hexWord(ascii4(id[0:4]) | ascii4(id[4:8])<<32)
+	b, ok2 := hexWord(ascii4(id[9:13]) | ascii4(id[14:18])<<32)
+	c, ok3 := hexWord(ascii4(id[19:23]) | ascii4(id[24:28])<<32)
+	d, ok4 := hexWord(ascii4(id[28:32]) | ascii4(id[32:36])<<32)
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return 0, false
+	}
+	first := uint64(a)<<32 | uint64(b)
+	second := uint64(c)<<32 | uint64(d)
+	if second>>62 != 2 || (first>>12)&0xf != 8 {
+		return 0, false // not version 8 with the RFC 4122 variant
+	}
+	for top := range uint64(4) {
+		p := unmix64((second&^(3<<62) | top<<62) ^ key[1])
+		if p>>62 != idMessage {
+			continue
+		}
+		f := key[0] ^ mix64(p^fastIDSalt)
+		if f&^(0xf<<12)|8<<12 == first {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+// ascii4 returns the four bytes of s as a word, s[0] in the lowest byte.
+func ascii4(s string) uint64 {
+	_ = s[3]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
+}
+
+// hexWord decodes eight lowercase hex digits (as hex.Encode writes them),
+// the first in the lowest byte of x, all eight at once: it reports false
+// when any byte is not one.
+func hexWord(x uint64) (uint32, bool) {
+	const high, ones = 0x8080808080808080, 0x0101010101010101
+	// the bytes at least n: each byte with its high bit set, less n,
+	// keeps its high bit exactly when it was at least n (no borrow
+	// crosses a byte); ASCII bytes only
+	atLeast := func(n uint64) uint64 { return ((x | high) - n*ones) & high }
+	digit := atLeast('0') &^ atLeast('9'+1)
+	letter := atLeast('a') &^ atLeast('f'+1)
+	if x&high != 0 || digit|letter != high {
+		return 0, false
+	}
+	// '0'-'9' are 0x30-0x39, 'a'-'f' 0x61-0x66: the low nibble, plus 9
+	// when bit 6 is set
+	n := x&0x0f0f0f0f0f0f0f0f + (x>>6&ones)*9
+	// pairs of nibbles into bytes, the first digit the high nibble, then
+	// the four bytes together, the first the most significant
+	n = (n<<4 | n>>8) & 0x00ff00ff00ff00ff
+	n = (n | n>>8) & 0x0000ffff0000ffff
+	n = (n | n>>16) & 0xffffffff
+	return bits.ReverseBytes32(uint32(n)), true
+}
+
+// unmix64 is the inverse of mix64: each xorshift by 33 is its own
+// inverse, each multiplication undone by the multiplier's inverse modulo
+// 2^64.
+func unmix64(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0x9cb4b2f8129337db // 0xc4ceb9fe1a85ec53⁻¹
+	x ^= x >> 33
+	x *= 0x4f74430c22a54005 // 0xff51afd7ed558ccd⁻¹
+	x ^= x >> 33
+	return x
 }
 
 // mix64 is MurmurHash3's 64-bit finalizer, a bijection.

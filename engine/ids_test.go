@@ -124,7 +124,13 @@ func propSeedCacheMatchesSeedOf(t *rapid.T) {
 		case 0:
 			m = HumanMessage(text.Draw(t, "content"))
 		case 1:
-			m = AIMessage(text.Draw(t, "content"), ToolCall{Name: "t", Args: NewObject("i", i), ID: fmt.Sprintf("c%d", i)})
+			// mostly one call; sometimes as many as make a short list
+			// worth caching (seedCached)
+			calls := make([]ToolCall, rapid.SampledFrom([]int{1, 1, 1, seedCacheMin + 6}).Draw(t, "calls"))
+			for k := range calls {
+				calls[k] = ToolCall{Name: "t", Args: NewObject("i", i), ID: fmt.Sprintf("c%d-%d", i, k)}
+			}
+			m = AIMessage(text.Draw(t, "content"), calls...)
 		case 2:
 			m = ToolMessage(Text(text.Draw(t, "content")), "t", fmt.Sprintf("c%d", i))
 		default:
@@ -139,7 +145,11 @@ func propSeedCacheMatchesSeedOf(t *rapid.T) {
 	c := newSeedCache()
 	thread := "t1"
 	var msgs []Message
-	for i := range rapid.IntRange(seedCacheMin-4, 3*seedStride+20).Draw(t, "prefill") {
+	prefill := rapid.IntRange(seedCacheMin-4, 3*seedStride+20)
+	if rapid.Bool().Draw(t, "short list") {
+		prefill = rapid.IntRange(0, 6) // cached only with many tool calls
+	}
+	for i := range prefill.Draw(t, "prefill") {
 		msgs = append(msgs, newMsg(i))
 	}
 	for range rapid.IntRange(1, 12).Draw(t, "runs") {
@@ -227,7 +237,7 @@ func propSeedCacheMatchesSeedOf(t *rapid.T) {
 // of its leading messages that a channel may take over (see
 // seedEntry.index).
 func checkKnown(t *rapid.T, known []knownList, msgs []Message) {
-	if len(msgs) < seedCacheMin {
+	if !seedCached(msgs) {
 		if len(known) > 0 {
 			t.Fatalf("%d known lists for %d messages", len(known), len(msgs))
 		}
@@ -263,5 +273,53 @@ func checkKnown(t *rapid.T, known []knownList, msgs []Message) {
 		if j < covered && msgs[j].ID != id {
 			t.Fatalf("index puts %q at %d, where the list has %q", id, j, msgs[j].ID)
 		}
+	}
+}
+
+// TestSeedCachedLists: which input lists the seed cache serves, each for
+// a reason, and that it does serve them: the second seed of the same
+// input resumes, and says it knows the list.
+func TestSeedCachedLists(t *testing.T) {
+	calls := func(n int) []ToolCall {
+		out := make([]ToolCall, n)
+		for i := range out {
+			out[i] = ToolCall{Name: "t", Args: NewObject("i", i), ID: fmt.Sprintf("c%d", i)}
+		}
+		return out
+	}
+	humans := func(n int) []Message {
+		out := make([]Message, n)
+		for i := range out {
+			out[i] = HumanMessage("q")
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		msgs []Message
+		want bool
+	}{
+		{"W1's input: one AI message of 256 calls", []Message{AIMessage("", calls(256)...)}, true},
+		{"63 calls and their message make 64 parts", []Message{AIMessage("", calls(63)...)}, true},
+		{"62 calls and their message are too few", []Message{AIMessage("", calls(62)...)}, false},
+		{"a long list of short messages", humans(seedCacheMin), true},
+		{"a short list of short messages", humans(seedCacheMin - 1), false},
+		{"content blocks count as parts", []Message{{Type: TypeHuman, Content: Blocks(make([]any, seedCacheMin)...)}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := seedCached(tc.msgs); got != tc.want {
+				t.Fatalf("seedCached = %v, want %v", got, tc.want)
+			}
+			c := newSeedCache()
+			input := State{"messages": tc.msgs}
+			c.seed("t", input)
+			seed, known := c.seed("t", input)
+			if want := seedOfWhole("t", input); seed != want {
+				t.Fatalf("seed %s, from scratch %s", seed, want)
+			}
+			if _, ok := knownListOf(known, tc.msgs); ok != tc.want {
+				t.Fatalf("known = %v, want %v", ok, tc.want)
+			}
+		})
 	}
 }

@@ -28,6 +28,11 @@ import (
 //     id → position map for the first n messages (idIndex), shared with the
 //     checkpoints the channel takes and with the channels later restored
 //     from them, plus a small map of the positions appended since.
+//   - A message a task of a run without a checkpointer wrote without an ID
+//     has a fresh ID the run made up (mintState): it is appended without
+//     looking its ID up, and its position is indexed only when a later
+//     lookup needs it (gap). W1's graph (256 tool messages, then END)
+//     never builds an index.
 //
 // Short lists are scanned instead; their maps would cost more than they
 // save.
@@ -41,6 +46,13 @@ type messagesChan struct {
 	// all msgs when idx is nil and the list is long) to their positions.
 	idx   *idIndex
 	delta map[string]int
+	// gap, when idx is set, is the first position of msgs that may be
+	// missing from delta (appended without a lookup: see mintState), noGap
+	// when none is; find tracks them before it looks an ID up.
+	gap int
+	// mint, set for the channels of a run without a checkpointer, tells
+	// the IDs that run made up for its tasks' messages (see mintState)
+	mint *mintState
 	// parentDelta is the delta of the channel this one was forked from
 	// for a fresh read, read only.
 	parentDelta map[string]int
@@ -169,8 +181,11 @@ const (
 	deltaMax = 64
 )
 
+// noGap is messagesChan.gap when every position is tracked.
+const noGap = int(^uint(0) >> 1)
+
 func newMessagesChan(key string) *messagesChan {
-	c := &messagesChan{key: key}
+	c := &messagesChan{key: key, gap: noGap}
 	c.set([]Message{})
 	return c
 }
@@ -235,7 +250,9 @@ func (c *messagesChan) restoreIndexed(v any, ok bool, li listIndex) channel {
 // writes the superstep later applies here in the same order, so the
 // messages written there are the ones this channel writes again.
 func (c *messagesChan) fork(inPlace bool) *messagesChan {
-	n := &messagesChan{key: c.key, boxed: c.boxed, msgs: c.view(), idx: c.idx, prefix: c.prefix}
+	// no mint: forks run on their tasks' goroutines, and a fork's add
+	// looks every ID up (see mintState)
+	n := &messagesChan{key: c.key, boxed: c.boxed, msgs: c.view(), idx: c.idx, gap: c.gap, prefix: c.prefix}
 	if inPlace && c.owned {
 		n.msgs, n.owned = c.msgs, true
 	}
@@ -307,6 +324,13 @@ func (c *messagesChan) find(msgs []Message, id string) (int, bool) {
 	if c.idx == nil {
 		c.reindex(msgs)
 	}
+	if c.gap < len(msgs) {
+		// positions appended without a lookup (mintState)
+		for i := c.gap; i < len(msgs); i++ {
+			c.track(msgs[i].ID, i)
+		}
+		c.gap = noGap
+	}
 	at := func(i int, ok bool) bool { return ok && i < len(msgs) && msgs[i].ID == id }
 	if i, ok := c.delta[id]; at(i, ok) {
 		return i, true
@@ -323,12 +347,16 @@ func (c *messagesChan) find(msgs []Message, id string) (int, bool) {
 // grow returns msgs in a new array with room for at least n more. Long
 // lists grow by an eighth (append's quarter is memory that every copy of a
 // forked thread zeroes and the GC scans); the growth stays geometric, so
-// appends stay amortized O(1).
+// appends stay amortized O(1). Short lists that grow by a few messages
+// double, as append does; one that a batch larger than itself makes grow
+// (W1's 256 tool messages after one AI message) gets an eighth too, not
+// room for the batch again that nothing fills. A long batch onto an empty
+// list (a thread prefilled at once) keeps its eighth for the turns after.
 func grow(msgs []Message, n int) []Message {
 	want := len(msgs) + n
-	extra := want / 8
-	if want < 1024 {
-		extra = max(want, 4) // short lists double, as append does
+	extra := max(want/8, 4)
+	if want < 1024 && n <= len(msgs) {
+		extra = max(want, 4)
 	}
 	// make of a length, then copy: the compiler turns the pair into one
 	// runtime call (makeslicecopy) whose write barriers, while the GC
@@ -350,7 +378,7 @@ func (c *messagesChan) reindex(msgs []Message) {
 		pos[m.ID] = i
 	}
 	c.idx = &idIndex{pos: pos, n: n}
-	c.delta, c.parentDelta = nil, nil
+	c.delta, c.parentDelta, c.gap = nil, nil, noGap
 	for i := n; i < len(msgs); i++ {
 		c.track(msgs[i].ID, i)
 	}
@@ -386,7 +414,8 @@ func (c *messagesChan) add(right []Message) error {
 	for i := len(right) - 1; i >= 0; i-- {
 		if m := right[i]; m.Type == TypeRemove && m.ID == RemoveAllMessages {
 			c.commit(append([]Message{}, right[i+1:]...), c.msgs)
-			c.idx, c.delta, c.parentDelta = nil, nil, nil
+			c.idx, c.delta, c.parentDelta, c.gap = nil, nil, nil, noGap
+			c.mint.see(right[i+1:])
 			c.prefix = 0
 			return nil
 		}
@@ -396,7 +425,26 @@ func (c *messagesChan) add(right []Message) error {
 	kept := len(msgs)
 	copied := false
 	var remove map[string]bool
-	for _, m := range right {
+	for k := 0; k < len(right); k++ {
+		m := &right[k]
+		if c.mint.fresh(m) {
+			// IDs this run made up for a task's messages, new to the
+			// list: the run of them appended at once (one bulk copy),
+			// untracked (find tracks them when it must)
+			j := k + 1
+			for j < len(right) && c.mint.fresh(&right[j]) {
+				j++
+			}
+			if len(msgs)+j-k > cap(msgs) {
+				msgs = grow(msgs, len(right)-k)
+			}
+			if c.idx != nil {
+				c.gap = min(c.gap, len(msgs))
+			}
+			msgs = append(msgs, right[k:j]...)
+			k = j - 1
+			continue
+		}
 		if i, ok := c.find(msgs, m.ID); ok {
 			kept = min(kept, i)
 			if m.Type == TypeRemove {
@@ -413,16 +461,16 @@ func (c *messagesChan) add(right []Message) error {
 				msgs = append(make([]Message, 0, cap(msgs)), msgs...)
 				copied = true
 			}
-			msgs[i] = m
+			msgs[i] = *m
 			continue
 		}
 		if m.Type == TypeRemove {
 			return NewError("ValueError", fmt.Sprintf("Attempting to delete a message with an ID that doesn't exist ('%s')", m.ID))
 		}
 		if len(msgs) == cap(msgs) {
-			msgs = grow(msgs, len(right))
+			msgs = grow(msgs, len(right)-k)
 		}
-		msgs = append(msgs, m)
+		msgs = append(msgs, *m)
 		if c.idx != nil {
 			// the position is tracked now so later messages of right find
 			// it; a failed add leaves it past the length, where find
@@ -438,7 +486,7 @@ func (c *messagesChan) add(right []Message) error {
 			}
 		}
 		c.commit(rest, c.msgs)
-		c.idx, c.delta, c.parentDelta = nil, nil, nil
+		c.idx, c.delta, c.parentDelta, c.gap = nil, nil, nil, noGap
 		c.prefix = min(c.prefix, kept)
 		return nil
 	}
@@ -474,7 +522,7 @@ func (h *listHint) is(msgs []Message) bool {
 func (c *messagesChan) adopt(h *listHint) {
 	c.set(h.full)
 	c.claim, c.owned = newClaim(h.full), true
-	c.idx, c.delta, c.parentDelta = h.idx, h.delta, nil
+	c.idx, c.delta, c.parentDelta, c.gap = h.idx, h.delta, nil, noGap
 	c.prefix = 0
 	if len(c.delta) > deltaMax {
 		c.reindex(c.msgs)
@@ -514,4 +562,84 @@ func normalizeKnownList(k knownList, newID func() string) ([]Message, *listHint)
 		delta[m.ID] = i
 	}
 	return out, &listHint{full: full, idx: idx, delta: delta}
+}
+
+// mintState lets a messages channel of a run without a checkpointer
+// append the messages the run's tasks wrote without an ID as they are,
+// without looking their IDs up: add_messages appends a message whose ID
+// is not in the list, and such an ID is new by construction.
+//
+// The run made it up as a fast ID (see fastID): key and the numbers
+// step, task and counter, packed in one integer that a lookup recovers
+// from the ID (parseFastMessageID). The channel keeps max, the largest
+// packed integer among the IDs it appended, and every ID in its list
+// that parses as one of the run's has a packed integer ≤ max:
+//
+//   - the list starts with none: it starts empty (no checkpointer), its
+//     input's messages have IDs the caller gave or ones hashed from the
+//     seed (seededIDs), and an input cannot hold an ID made up from the
+//     key, since the key is the SHA-256 of the input itself (seedOf);
+//   - every message appended goes through fresh, which raises max to the
+//     packed integer of an ID that parses, and a RemoveAll's survivors
+//     through see.
+//
+// So an ID that parses above max is in no message of the list, and
+// appending it is what add_messages does; fresh says so for it (and
+// raises max). Any other ID is looked up as before: one at or below max
+// (the same ID written again to replace its message), one of another
+// run, a caller's. The numbers grow with the superstep and with a task's
+// own counter, so the messages a task wrote without an ID take the short
+// way; only those of a task that a superstep applies after a task of a
+// higher position (task order is by name and path) are looked up.
+//
+// Forks for a fresh read have no mintState (they run concurrently on
+// their tasks' goroutines and are short-lived); nor do channels restored
+// from a checkpoint (runs with a checkpointer make hashed IDs).
+type mintState struct {
+	key [2]uint64
+	max uint64
+}
+
+// fresh reports whether m's ID is one the run made up for a task's
+// message and no message of the list has (see mintState), and notes it.
+// A nil state reports false.
+func (s *mintState) fresh(m *Message) bool {
+	if s == nil || m.Type == TypeRemove {
+		return false
+	}
+	p, ok := parseFastMessageID(s.key, m.ID)
+	if !ok {
+		return false
+	}
+	if p > s.max {
+		s.max = p
+		return true
+	}
+	return false
+}
+
+// see notes the IDs of msgs, added to the list without fresh.
+func (s *mintState) see(msgs []Message) {
+	if s == nil {
+		return
+	}
+	for i := range msgs {
+		if p, ok := parseFastMessageID(s.key, msgs[i].ID); ok && p > s.max {
+			s.max = p
+		}
+	}
+}
+
+// armMint gives the messages channels of a run without a checkpointer
+// the key of the IDs the run makes up (see mintState). It is called once
+// the run has its key and its (empty) channels.
+func (r *run) armMint() {
+	if r.saver != nil {
+		return
+	}
+	for _, c := range r.chans {
+		if mc, ok := c.(*messagesChan); ok && len(mc.msgs) == 0 {
+			mc.mint = &mintState{key: r.idKey}
+		}
+	}
 }

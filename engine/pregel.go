@@ -635,6 +635,7 @@ func (r *run) enter(input any) error {
 	}
 	if r.saver == nil {
 		r.idKey = fastIDKey(r.seed)
+		r.armMint()
 	}
 	r.step = r.meta.Step + 1
 	r.stop = r.step + r.limit() + 1

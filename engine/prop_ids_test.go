@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"encoding/binary"
+	"encoding/hex"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -27,6 +30,105 @@ func TestPropIDArenaMatchesFormatUUID(t *testing.T) {
 			if got[i] != want[i] {
 				t.Fatalf("ID %d = %s, want %s", i, got[i], want[i])
 			}
+		}
+	})
+}
+
+// TestPropParseFastMessageIDInvertsFastID: a fast message ID parses back
+// to the numbers packed in it, under its own key only; the run's other
+// IDs (task IDs, hashed IDs of numbers out of range, IDs of another key)
+// do not parse. A parse without the check of the first half would take
+// another key's ID (or almost any version-8 UUID) for one of the run's,
+// and the messages channel would then append it without looking it up.
+func TestPropParseFastMessageIDInvertsFastID(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		key := [2]uint64{rapid.Uint64().Draw(t, "key0"), rapid.Uint64().Draw(t, "key1")}
+		other := [2]uint64{rapid.Uint64().Draw(t, "other0"), rapid.Uint64().Draw(t, "other1")}
+		if other == key {
+			other[0]++
+		}
+		r := &run{idKey: key}
+		step := rapid.IntRange(-1, 1<<22-2).Draw(t, "step")
+		ord := rapid.IntRange(0, 1<<20-1).Draw(t, "task")
+		n := rapid.IntRange(0, 1<<20-1).Draw(t, "counter")
+		id := r.fastIDIn(&idArena{}, idMessage, step, ord, n)
+		p, ok := parseFastMessageID(key, id)
+		want := uint64(idMessage)<<62 | uint64(step+1)<<40 | uint64(ord)<<20 | uint64(n)
+		if !ok || p != want {
+			t.Fatalf("parse(%s) = %#x, %v; want %#x", id, p, ok, want)
+		}
+		if _, ok := parseFastMessageID(other, id); ok {
+			t.Fatalf("%s parses under another key", id)
+		}
+		if task := r.fastID(idTask, step, ord, n); task != id {
+			if _, ok := parseFastMessageID(key, task); ok {
+				t.Fatalf("task ID %s parses as a message ID", task)
+			}
+		}
+		hashed := r.fastID(idMessage, step, ord, 1<<20+n) // a counter out of range
+		if _, ok := parseFastMessageID(key, hashed); ok {
+			t.Fatalf("hashed ID %s parses", hashed)
+		}
+		if upper := strings.ToUpper(id); upper != id {
+			if _, ok := parseFastMessageID(key, upper); ok {
+				t.Fatalf("%s parses: the run writes lowercase", upper)
+			}
+		}
+		x := rapid.Uint64().Draw(t, "x")
+		if unmix64(mix64(x)) != x {
+			t.Fatalf("unmix64(mix64(%#x)) = %#x", x, unmix64(mix64(x)))
+		}
+	})
+}
+
+// TestParseFastMessageIDRejects: strings that are not fast IDs, each for
+// a reason, do not parse (and do not panic).
+func TestParseFastMessageIDRejects(t *testing.T) {
+	key := [2]uint64{1, 2}
+	good := (&run{idKey: key}).fastID(idMessage, 0, 0, 1)
+	if _, ok := parseFastMessageID(key, good); !ok {
+		t.Fatalf("%s does not parse", good)
+	}
+	for _, tc := range []struct{ id, why string }{
+		{"", "empty"},
+		{good[:35], "one digit short"},
+		{good + "0", "one digit more"},
+		{strings.Replace(good, "-", "0", 1), "a dash replaced"},
+		{good[:10] + "g" + good[11:], "not a hex digit"},
+		{uuidFromHash("a"), "a hashed ID"},
+		{"call_1", "a caller's ID"},
+		{good[:14] + "4" + good[15:], "version 4, not 8"},
+		{good[:19] + "c" + good[20:], "another variant"},
+		{good[:35] + string("0123456789abcdef"[(strings.IndexByte("0123456789abcdef", good[35])+1)%16]), "last digit changed"},
+	} {
+		if _, ok := parseFastMessageID(key, tc.id); ok {
+			t.Errorf("%s: %q parses", tc.why, tc.id)
+		}
+	}
+}
+
+// TestPropHexWordMatchesHexDecode: hexWord takes eight bytes at once as
+// lowercase hex digits exactly when hex.DecodeString takes them as
+// lowercase ones, with the same value. Bytes are drawn around every edge
+// of the two digit ranges ('/', '0', '9', ':', '`', 'a', 'f', 'g', the
+// uppercase letters, non-ASCII). A range check off by one, or one that
+// takes 'A'-'F', fails.
+func TestPropHexWordMatchesHexDecode(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		alphabet := []byte("/09:@AFG`afg0123456789abcdef\x00\x7f\x80\xb0\xe1\xff")
+		var b [8]byte
+		for i := range b {
+			b[i] = rapid.SampledFrom(alphabet).Draw(t, "byte")
+		}
+		s := string(b[:])
+		got, ok := hexWord(ascii4(s[:4]) | ascii4(s[4:])<<32)
+		dec, err := hex.DecodeString(s)
+		want := err == nil && strings.ToLower(s) == s
+		if ok != want {
+			t.Fatalf("hexWord(%q) ok = %v, want %v", s, ok, want)
+		}
+		if ok && got != binary.BigEndian.Uint32(dec) {
+			t.Fatalf("hexWord(%q) = %#x, want %x", s, got, dec)
 		}
 	})
 }

@@ -57,10 +57,37 @@ func renderMsgs(ms []Message) []string {
 // adopted by a new channel (listHint). After every operation its value
 // must be the model's, and every value it handed out earlier must be
 // unchanged (it appends into its own spare capacity, never into theirs).
+//
+// Many messages have IDs a run without a checkpointer makes up for its
+// tasks (fast IDs, from a small set of numbers so they come again): new
+// ones, appended without a lookup (mintState), and ones the list has,
+// written again to replace or remove their message, in and out of the
+// order the run makes them. Mutants this catches: fresh without its
+// comparison with max (a replacement appends), find without tracking
+// the gap (an indexed list misses a message appended untracked), a
+// RemoveAll whose survivors are not seen.
 func TestPropMessagesChannelMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		lc := newListCache()
 		c := newMessagesChan("messages")
+		mintRun := &run{idKey: [2]uint64{rapid.Uint64().Draw(t, "key0"), rapid.Uint64().Draw(t, "key1")}}
+		// arm gives a channel the run's mintState; max is at least that
+		// of every channel before it, so at least that of every fast ID
+		// its list holds (what armMint's empty channel guarantees)
+		var mints []*mintState
+		arm := func(ch *messagesChan) *messagesChan {
+			s := &mintState{key: mintRun.idKey}
+			for _, o := range mints {
+				s.max = max(s.max, o.max)
+			}
+			mints = append(mints, s)
+			ch.mint = s
+			return ch
+		}
+		arm(c)
+		minted := func() string {
+			return mintRun.fastID(idMessage, rapid.IntRange(0, 2).Draw(t, "step"), rapid.IntRange(0, 2).Draw(t, "task"), rapid.IntRange(1, 40).Draw(t, "counter"))
+		}
 		var model []Message
 		type held struct {
 			view []Message
@@ -75,6 +102,10 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 			for range n {
 				serial++
 				id := fmt.Sprintf("id%d", rapid.IntRange(0, pool).Draw(t, "id"))
+				madeUp := rapid.Bool().Draw(t, "made-up id")
+				if madeUp {
+					id = minted()
+				}
 				switch rapid.IntRange(0, 19).Draw(t, "kind") {
 				case 0:
 					out = append(out, RemoveMessage(id))
@@ -98,7 +129,7 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 					// (grows the list past the indexing thresholds)
 					m := HumanMessage(fmt.Sprintf("m%d", serial))
 					m.ID = id
-					if rapid.IntRange(0, 2).Draw(t, "new id") > 0 {
+					if !madeUp && rapid.IntRange(0, 2).Draw(t, "new id") > 0 {
 						m.ID = fmt.Sprintf("new%d", serial)
 					}
 					out = append(out, m)
@@ -144,7 +175,7 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 				v = slices.Clone(v)
 				li = lc.get(v)
 			}
-			return c.restoreIndexed(v, true, li).(*messagesChan)
+			return arm(c.restoreIndexed(v, true, li).(*messagesChan))
 		}
 		// input is a run's input list: a long list the graph's seed cache
 		// has seen, some of it with an ID index already, normalized and
@@ -190,7 +221,7 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 				t.Fatalf("normalized input:\n got %v\nwant %v", got, want)
 			}
 			views = append(views, held{out, renderMsgs(out)})
-			n := newMessagesChan("messages")
+			n := arm(newMessagesChan("messages"))
 			n.hint = h
 			model = apply(n, nil, out, "input")
 			return n
@@ -244,3 +275,32 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 type funcIDs func() string
 
 func (f funcIDs) nextID() string { return f() }
+
+// TestGrowRoom: grow leaves room for appends to come, in proportion to
+// the list it makes: short lists growing by a few messages double, a
+// batch larger than the list (W1's 256 tool messages after one AI
+// message) gets an eighth, not room for the batch again, and a thread
+// prefilled at once keeps its eighth for the turns after (W4 continued
+// from the newest checkpoint appends there for 300 turns at 10,000
+// messages; with 4 spare places it copied the thread every turn).
+func TestGrowRoom(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		len, n  int
+		wantCap int
+	}{
+		{"a short list doubles", 10, 1, 2 * 11},
+		{"an empty list gets four spare places", 0, 1, 1 + 4},
+		{"a large batch on a short list gets an eighth", 1, 256, 257 + 257/8},
+		{"a long list grows by an eighth", 2048, 1, 2049 + 2049/8},
+		{"a thread prefilled at once keeps an eighth", 0, 10000, 10000 + 1250},
+		{"a short prefill too", 0, 100, 100 + 12},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := grow(make([]Message, tc.len), tc.n)
+			if len(got) != tc.len || cap(got) != tc.wantCap {
+				t.Fatalf("grow(%d, %d): len %d cap %d, want len %d cap %d", tc.len, tc.n, len(got), cap(got), tc.len, tc.wantCap)
+			}
+		})
+	}
+}
