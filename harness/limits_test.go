@@ -150,6 +150,8 @@ func TestScanNestingSkipsText(t *testing.T) {
 		"tag_tab": "!\t" + many,
 		// nor is "#" right after a document end marker
 		"end_comment": "a: 1\n...# " + many + "\n",
+		// in a flow, brackets after a scalar's first character are its text
+		"flow_scalar": "a: [ 0" + many,
 	}
 	for name, doc := range docs {
 		if at, deep := scanNesting([]byte(doc), 200); deep {

@@ -16,7 +16,7 @@ import (
 //
 // The scan is a lower bound of the true nesting: it skips comments,
 // quoted strings and block scalars (|, >), counts a "[" or "{" only where
-// a value starts or inside a flow collection, and counts the "- " that
+// a value starts (also inside a flow collection), and counts the "- " that
 // start a line; the lines that go on a plain scalar ("a: one\n  [two")
 // are its text. It never refuses a file the exact check would accept
 // (FuzzScanNesting).
@@ -128,7 +128,10 @@ func (s *nestScan) run() (Position, bool) {
 			s.quoted(c)
 			s.valueStart, s.prevSpace = false, false
 			continue
-		case (c == '[' || c == '{') && (s.valueStart || s.flow > 0):
+		case (c == '[' || c == '{') && s.valueStart:
+			// only where a value starts, in a flow too: goccy reads
+			// "[ 0[[[" as a sequence of the scalar "0[[[" (and refuses
+			// brackets right after a closed scalar)
 			if s.flow == 0 {
 				s.rootFlow = !s.seen
 			}
