@@ -323,10 +323,21 @@ func (s *nestScan) quoted(q byte) {
 	}
 }
 
-// checkUTF8 reports the first byte of data that is not UTF-8, with its
-// line and column.
+// checkUTF8 reports the first byte of data that is not UTF-8, or the
+// first character YAML does not allow in a file (outside its printable
+// set, YAML 1.2 c-printable: control characters other than tab, line feed
+// and carriage return, U+FFFE, U+FFFF), with its line and column. goccy's
+// parser accepts some of them where other parsers refuse them, and reads
+// them in ways no scenario means (a NUL inside an anchor's name).
 func checkUTF8(data []byte) (Position, string, bool) {
-	if utf8.Valid(data) {
+	suspect := false
+	for _, b := range data {
+		if (b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7f || b == 0xc2 || b == 0xef {
+			suspect = true
+			break
+		}
+	}
+	if !suspect && utf8.Valid(data) {
 		return Position{}, "", true
 	}
 	line, col := 1, 1
@@ -334,6 +345,9 @@ func checkUTF8(data []byte) (Position, string, bool) {
 		r, n := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && n <= 1 {
 			return Position{Line: line, Col: col}, fmt.Sprintf("invalid UTF-8 (byte 0x%02x): the file must be UTF-8 text", data[i]), false
+		}
+		if !yamlPrintable(r) {
+			return Position{Line: line, Col: col}, fmt.Sprintf("character %U is not allowed in a YAML file (in a double-quoted string, write it as the escape \"\\u%04X\")", r, r), false
 		}
 		if r == '\n' {
 			line, col = line+1, 1
@@ -343,4 +357,19 @@ func checkUTF8(data []byte) (Position, string, bool) {
 		i += n
 	}
 	return Position{}, "", true
+}
+
+// yamlPrintable reports whether YAML allows r in a file (c-printable).
+func yamlPrintable(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return true
+	case r < 0x20 || r == 0x7f:
+		return false
+	case r >= 0x80 && r <= 0x9f:
+		return r == 0x85
+	case r == 0xfffe || r == 0xffff:
+		return false
+	}
+	return true
 }
