@@ -152,6 +152,9 @@ func TestScanNestingSkipsText(t *testing.T) {
 		"end_comment": "a: 1\n...# " + many + "\n",
 		// in a flow, brackets after a scalar's first character are its text
 		"flow_scalar": "a: [ 0" + many,
+		// goccy starts a comment right after a closing quote or bracket
+		"quote_comment":   "a: \"x\"# " + many + "\n",
+		"bracket_comment": "a: [b]# " + many + "\n",
 	}
 	for name, doc := range docs {
 		if at, deep := scanNesting([]byte(doc), 200); deep {

@@ -126,7 +126,9 @@ func (s *nestScan) run() (Position, bool) {
 		case (c == '"' || c == '\'') && s.valueStart:
 			s.seen, s.plain = true, false
 			s.quoted(c)
-			s.valueStart, s.prevSpace = false, false
+			// goccy starts a comment at a "#" right after a closing
+			// quote, as after a space
+			s.valueStart, s.prevSpace = false, true
 			continue
 		case (c == '[' || c == '{') && s.valueStart:
 			// only where a value starts, in a flow too: goccy reads
@@ -149,6 +151,10 @@ func (s *nestScan) run() (Position, bool) {
 		case (c == ']' || c == '}') && s.flow > 0:
 			s.flow--
 			s.valueStart = false
+			// and right after a closing bracket
+			s.prevSpace = true
+			s.next()
+			continue
 		case c == '-' && s.valueStart && isBlank(s.peek(1)) && s.flow == 0:
 			s.seen = true
 		case c == ',' && s.flow > 0:
