@@ -155,6 +155,8 @@ func TestScanNestingSkipsText(t *testing.T) {
 		// goccy starts a comment right after a closing quote or bracket
 		"quote_comment":   "a: \"x\"# " + many + "\n",
 		"bracket_comment": "a: [b]# " + many + "\n",
+		// outside a flow, a tab does not end an anchor's name either
+		"anchor_tab": "a: &x\t" + many + " , [\n",
 	}
 	for name, doc := range docs {
 		if at, deep := scanNesting([]byte(doc), 200); deep {

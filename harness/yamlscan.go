@@ -171,8 +171,10 @@ func (s *nestScan) run() (Position, bool) {
 			}
 			continue
 		case c == '&' && s.valueStart:
-			// an anchor: the value starts after it
-			for s.i < len(s.data) && !isBlank(s.data[s.i]) && (s.flow == 0 || !isFlowIndicator(s.data[s.i])) {
+			// an anchor: the value starts after it. goccy ends its name
+			// at a space or a line break, and in a flow also at a tab or
+			// a flow indicator ("&a\t[[[" outside a flow is all name)
+			for s.i < len(s.data) && !endsAnchor(s.data[s.i], s.flow > 0) {
 				s.next()
 			}
 			s.prevSpace = false
@@ -201,6 +203,15 @@ func (s *nestScan) run() (Position, bool) {
 		s.next()
 	}
 	return Position{}, false
+}
+
+// endsAnchor reports whether c ends an anchor's name, in a flow
+// collection or not.
+func endsAnchor(c byte, inFlow bool) bool {
+	if inFlow {
+		return isBlank(c) || isFlowIndicator(c)
+	}
+	return c == ' ' || c == '\n' || c == '\r'
 }
 
 // endsTag reports whether c ends a tag, in a flow collection or not.
