@@ -150,6 +150,13 @@ func TestScanNestingSkipsText(t *testing.T) {
 		"tag_tab": "!\t" + many,
 		// nor is "#" right after a document end marker
 		"end_comment": "a: 1\n...# " + many + "\n",
+		// in a flow, brackets after a scalar's first character are its text
+		"flow_scalar": "a: [ 0" + many,
+		// goccy starts a comment right after a closing quote or bracket
+		"quote_comment":   "a: \"x\"# " + many + "\n",
+		"bracket_comment": "a: [b]# " + many + "\n",
+		// outside a flow, a tab does not end an anchor's name either
+		"anchor_tab": "a: &x\t" + many + " , [\n",
 	}
 	for name, doc := range docs {
 		if at, deep := scanNesting([]byte(doc), 200); deep {
@@ -181,6 +188,30 @@ func TestParseRejectsInvalidUTF8(t *testing.T) {
 	}
 }
 
+// TestParseRejectsControlCharacters: characters outside YAML's printable
+// set are a problem at their line and column, as invalid UTF-8 is; goccy
+// would read them (a NUL inside an anchor's name).
+func TestParseRejectsControlCharacters(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ reason, doc, want string }{
+		{"a NUL", "turns:\n  - user: a\x00b\n", "x.yaml:2:12: character U+0000 is not allowed in a YAML file (in a double-quoted string, write it as the escape \"\\u0000\")"},
+		{"an escape character", "name: \x1b[31mred\n", "x.yaml:1:7: character U+001B is not allowed"},
+		{"DEL", "name: x\x7f\n", "x.yaml:1:8: character U+007F is not allowed"},
+		{"a C1 control", "name: x\u0090\n", "x.yaml:1:8: character U+0090 is not allowed"},
+		{"U+FFFF", "name: x\uffff\n", "x.yaml:1:8: character U+FFFF is not allowed"},
+	}
+	for _, tc := range tests {
+		_, err := Parse("x.yaml", []byte(tc.doc))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Parse = %v, want a problem containing %q", tc.reason, err, tc.want)
+		}
+	}
+	// tab, line breaks, NEL, a byte order mark and other text are fine
+	if at, msg, ok := checkUTF8([]byte("\ufeffa:\t\"x\u0085y\"\r\nb: caf\u00e9 \U0001F600\n")); !ok {
+		t.Errorf("checkUTF8 refused printable text at %v: %s", at, msg)
+	}
+}
+
 // FuzzScanNesting: the scan before parsing is a lower bound of the
 // nesting the parser finds: when it refuses a file at depth d, the file is
 // not YAML or its values nest deeper than d. So the scan never refuses a
@@ -194,6 +225,9 @@ func FuzzScanNesting(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, doc string) {
 		const depth = 3
+		if _, _, ok := checkUTF8([]byte(doc)); !ok {
+			return // refused before the scan (CheckYAML)
+		}
 		if _, deep := scanNesting([]byte(doc), depth); !deep {
 			return
 		}

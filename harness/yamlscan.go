@@ -16,7 +16,7 @@ import (
 //
 // The scan is a lower bound of the true nesting: it skips comments,
 // quoted strings and block scalars (|, >), counts a "[" or "{" only where
-// a value starts or inside a flow collection, and counts the "- " that
+// a value starts (also inside a flow collection), and counts the "- " that
 // start a line; the lines that go on a plain scalar ("a: one\n  [two")
 // are its text. It never refuses a file the exact check would accept
 // (FuzzScanNesting).
@@ -126,9 +126,14 @@ func (s *nestScan) run() (Position, bool) {
 		case (c == '"' || c == '\'') && s.valueStart:
 			s.seen, s.plain = true, false
 			s.quoted(c)
-			s.valueStart, s.prevSpace = false, false
+			// goccy starts a comment at a "#" right after a closing
+			// quote, as after a space
+			s.valueStart, s.prevSpace = false, true
 			continue
-		case (c == '[' || c == '{') && (s.valueStart || s.flow > 0):
+		case (c == '[' || c == '{') && s.valueStart:
+			// only where a value starts, in a flow too: goccy reads
+			// "[ 0[[[" as a sequence of the scalar "0[[[" (and refuses
+			// brackets right after a closed scalar)
 			if s.flow == 0 {
 				s.rootFlow = !s.seen
 			}
@@ -146,6 +151,10 @@ func (s *nestScan) run() (Position, bool) {
 		case (c == ']' || c == '}') && s.flow > 0:
 			s.flow--
 			s.valueStart = false
+			// and right after a closing bracket
+			s.prevSpace = true
+			s.next()
+			continue
 		case c == '-' && s.valueStart && isBlank(s.peek(1)) && s.flow == 0:
 			s.seen = true
 		case c == ',' && s.flow > 0:
@@ -162,8 +171,10 @@ func (s *nestScan) run() (Position, bool) {
 			}
 			continue
 		case c == '&' && s.valueStart:
-			// an anchor: the value starts after it
-			for s.i < len(s.data) && !isBlank(s.data[s.i]) && (s.flow == 0 || !isFlowIndicator(s.data[s.i])) {
+			// an anchor: the value starts after it. goccy ends its name
+			// at a space or a line break, and in a flow also at a tab or
+			// a flow indicator ("&a\t[[[" outside a flow is all name)
+			for s.i < len(s.data) && !endsAnchor(s.data[s.i], s.flow > 0) {
 				s.next()
 			}
 			s.prevSpace = false
@@ -192,6 +203,15 @@ func (s *nestScan) run() (Position, bool) {
 		s.next()
 	}
 	return Position{}, false
+}
+
+// endsAnchor reports whether c ends an anchor's name, in a flow
+// collection or not.
+func endsAnchor(c byte, inFlow bool) bool {
+	if inFlow {
+		return isBlank(c) || isFlowIndicator(c)
+	}
+	return c == ' ' || c == '\n' || c == '\r'
 }
 
 // endsTag reports whether c ends a tag, in a flow collection or not.
@@ -320,10 +340,21 @@ func (s *nestScan) quoted(q byte) {
 	}
 }
 
-// checkUTF8 reports the first byte of data that is not UTF-8, with its
-// line and column.
+// checkUTF8 reports the first byte of data that is not UTF-8, or the
+// first character YAML does not allow in a file (outside its printable
+// set, YAML 1.2 c-printable: control characters other than tab, line feed
+// and carriage return, U+FFFE, U+FFFF), with its line and column. goccy's
+// parser accepts some of them where other parsers refuse them, and reads
+// them in ways no scenario means (a NUL inside an anchor's name).
 func checkUTF8(data []byte) (Position, string, bool) {
-	if utf8.Valid(data) {
+	suspect := false
+	for _, b := range data {
+		if (b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7f || b == 0xc2 || b == 0xef {
+			suspect = true
+			break
+		}
+	}
+	if !suspect && utf8.Valid(data) {
 		return Position{}, "", true
 	}
 	line, col := 1, 1
@@ -331,6 +362,9 @@ func checkUTF8(data []byte) (Position, string, bool) {
 		r, n := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && n <= 1 {
 			return Position{Line: line, Col: col}, fmt.Sprintf("invalid UTF-8 (byte 0x%02x): the file must be UTF-8 text", data[i]), false
+		}
+		if !yamlPrintable(r) {
+			return Position{Line: line, Col: col}, fmt.Sprintf("character %U is not allowed in a YAML file (in a double-quoted string, write it as the escape \"\\u%04X\")", r, r), false
 		}
 		if r == '\n' {
 			line, col = line+1, 1
@@ -340,4 +374,19 @@ func checkUTF8(data []byte) (Position, string, bool) {
 		i += n
 	}
 	return Position{}, "", true
+}
+
+// yamlPrintable reports whether YAML allows r in a file (c-printable).
+func yamlPrintable(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return true
+	case r < 0x20 || r == 0x7f:
+		return false
+	case r >= 0x80 && r <= 0x9f:
+		return r == 0x85
+	case r == 0xfffe || r == 0xffff:
+		return false
+	}
+	return true
 }
