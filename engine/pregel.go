@@ -2213,7 +2213,13 @@ func (r *run) updatedChannels() []string {
 // in a new slice (never nil: a checkpoint lists none as []).
 func (r *run) sortedUpdated() []string {
 	var buf [8]string
-	upd := buf[:0]
+	upd := r.updatedNames(buf[:0])
+	return append(make([]string, 0, len(upd)), upd...)
+}
+
+// updatedNames appends the names of the channels the last superstep
+// updated to upd, sorted.
+func (r *run) updatedNames(upd []string) []string {
 	if r.updatedKnown {
 		for c, u := range r.updated {
 			if u {
@@ -2222,22 +2228,14 @@ func (r *run) sortedUpdated() []string {
 		}
 		slices.Sort(upd)
 	}
-	return append(make([]string, 0, len(upd)), upd...)
+	return upd
 }
 
 // updatedChannelsSlow is updatedChannels for a graph of more than 64
 // channels: the lists compared by their names.
 func (r *run) updatedChannelsSlow() []string {
 	var buf [8]string
-	upd := buf[:0]
-	if r.updatedKnown {
-		for c, u := range r.updated {
-			if u {
-				upd = append(upd, r.g.chanNames[c])
-			}
-		}
-		slices.Sort(upd)
-	}
+	upd := r.updatedNames(buf[:0])
 	// supersteps often alternate between two lists (W3: the agent's
 	// writes, then the tools'): the two last lists made are reused
 	for i, prev := range r.put.updated {
