@@ -443,11 +443,11 @@ type task struct {
 	// the first writes live here: most tasks write one or two
 	writesBuf, rawBuf [2]write
 	freshBuf          [2]any  // the values of a fresh read (freshState)
+	ids               idArena // the message IDs of a run without a saver
+	frame             *taskFrame
 	// freshChan is the fork of a messages channel a fresh read applies
 	// the task's writes to (freshState): only its value leaves the read
 	freshChan messagesChan
-	ids               idArena // the message IDs of a run without a saver
-	frame             *taskFrame
 }
 
 // taskFrame is a task's scratchpad and the context its node runs with
