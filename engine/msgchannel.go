@@ -250,9 +250,16 @@ func (c *messagesChan) restoreIndexed(v any, ok bool, li listIndex) channel {
 // writes the superstep later applies here in the same order, so the
 // messages written there are the ones this channel writes again.
 func (c *messagesChan) fork(inPlace bool) *messagesChan {
+	return c.forkInto(new(messagesChan), inPlace)
+}
+
+// forkInto is fork into n, whatever n held before (all of it is
+// replaced): a task's fresh read forks into a channel the task keeps for
+// it, instead of allocating one per read.
+func (c *messagesChan) forkInto(n *messagesChan, inPlace bool) *messagesChan {
 	// no mint: forks run on their tasks' goroutines, and a fork's add
 	// looks every ID up (see mintState)
-	n := &messagesChan{key: c.key, boxed: c.boxed, msgs: c.view(), idx: c.idx, gap: c.gap, prefix: c.prefix}
+	*n = messagesChan{key: c.key, boxed: c.boxed, msgs: c.view(), idx: c.idx, gap: c.gap, prefix: c.prefix}
 	if inPlace && c.owned {
 		n.msgs, n.owned = c.msgs, true
 	}

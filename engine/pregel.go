@@ -445,6 +445,9 @@ type task struct {
 	freshBuf          [2]any  // the values of a fresh read (freshState)
 	ids               idArena // the message IDs of a run without a saver
 	frame             *taskFrame
+	// freshChan is the fork of a messages channel a fresh read applies
+	// the task's writes to (freshState): only its value leaves the read
+	freshChan messagesChan
 }
 
 // taskFrame is a task's scratchpad and the context its node runs with
@@ -1514,7 +1517,7 @@ func (r *run) freshState(t *task, ws []write) (State, error) {
 			if mc, ok := c.(*messagesChan); ok {
 				// a single task's writes are the superstep's: its fresh
 				// read may append where the superstep will (see fork)
-				cc = mc.fork(len(r.tasks) == 1)
+				cc = mc.forkInto(&t.freshChan, len(r.tasks) == 1)
 			} else {
 				cc = c.restore(c.checkpoint())
 			}
