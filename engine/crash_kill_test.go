@@ -55,6 +55,9 @@ func TestCrashResumeSQLiteKill(t *testing.T) {
 		crashChild(t, spec)
 		return
 	}
+	if raceEnabled {
+		t.Skip("what a run stores, not concurrency: .ci/run runs it without -race (see race_test.go)")
+	}
 	if testing.Short() {
 		t.Skip("starts about 100 processes")
 	}

@@ -230,6 +230,9 @@ func (sc crashScenario) resume(t testing.TB, saver engine.Checkpointer, thread s
 // fourth scenario, on SQLite. (TestCrashResumeSQLiteKill kills real
 // processes.)
 func TestCrashResumeInProcess(t *testing.T) {
+	if raceEnabled {
+		t.Skip("what a run stores, not concurrency: .ci/run runs it without -race (see race_test.go)")
+	}
 	t.Parallel()
 	const seeds = 40
 	sqlite, err := checkpoint.OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "crash.db"), checkpoint.SQLiteOptions{})

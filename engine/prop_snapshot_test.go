@@ -28,6 +28,9 @@ type putOnly struct{ engine.Checkpointer }
 // versions seen, updated channels, list prefixes, timestamps and pending
 // writes (of each task: tasks of a superstep store theirs as they finish).
 func TestPropSnapshotsStoreWhatMapsStore(t *testing.T) {
+	if raceEnabled {
+		t.Skip("what a run stores, not concurrency: .ci/run runs it without -race (see race_test.go)")
+	}
 	t.Parallel()
 	rapid.Check(t, propSnapshotsStoreWhatMapsStore)
 }

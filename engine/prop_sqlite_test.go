@@ -23,6 +23,9 @@ import (
 // with the engine's real values (message lists, Sends with
 // ToolCallWithContext, interrupts, errors).
 func TestPropSQLiteCheckpointsMatchMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("what a run stores, not concurrency: .ci/run runs it without -race (see race_test.go)")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	rapid.Check(t, func(rt *rapid.T) { propSQLiteCheckpointsMatchMemory(rt, dir) })
