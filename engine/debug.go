@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agenteval/agenteval/engine/value"
 )
 
 // The debugging stream modes, as pregel/_loop.py emits them.
@@ -274,7 +276,7 @@ func (r *run) checkpointTaskValue(t *task) *Object {
 	switch {
 	case errV != nil:
 		return NewObject("id", t.taskID(), "name", t.name, "error", errV, "state", state)
-	case hasRet && truthy(ret), !hasRet && hasWrites && result.Len() > 0:
+	case hasRet && value.Truthy(ret), !hasRet && hasWrites && result.Len() > 0:
 		var res any = result
 		if hasRet {
 			res = ret
@@ -283,26 +285,6 @@ func (r *run) checkpointTaskValue(t *task) *Object {
 	default:
 		return NewObject("id", t.taskID(), "name", t.name, "interrupts", ints, "state", state)
 	}
-}
-
-// truthy is Python's bool() of a JSON value.
-func truthy(v any) bool {
-	switch t := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return t
-	case string:
-		return t != ""
-	case json.Number:
-		f, err := t.Float64()
-		return err != nil || f != 0
-	case []any:
-		return len(t) > 0
-	case *Object:
-		return t.Len() > 0
-	}
-	return true
 }
 
 // metadataValue is a checkpoint's metadata: {source, step, parents}.

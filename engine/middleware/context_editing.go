@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenteval/agenteval/engine"
+	"github.com/agenteval/agenteval/engine/value"
 )
 
 // DefaultToolPlaceholder replaces cleared tool results.
@@ -179,25 +180,7 @@ func alreadyCleared(m engine.Message) bool {
 		return false
 	}
 	c, _ := o.Get("cleared")
-	return truthy(c)
-}
-
-// truthy is Python's bool() for JSON values.
-func truthy(v any) bool {
-	switch t := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return t
-	case string:
-		return t != ""
-	case []any:
-		return len(t) > 0
-	case *engine.Object:
-		return t.Len() > 0
-	}
-	s := fmt.Sprint(v)
-	return s != "0" && s != "0.0"
+	return value.Truthy(c)
 }
 
 // withEntry returns a copy of meta with "context_editing" set to entry.

@@ -843,3 +843,31 @@ func ValueEqual(a, b any) bool {
 		return reflect.DeepEqual(a, b)
 	}
 }
+
+// Truthy is Python's bool() of a value: false for None, False, 0, 0.0,
+// "", [] and {}, true for anything else (a json.Number that does not
+// parse is true, as its text is not zero).
+func Truthy(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return t
+	case string:
+		return t != ""
+	case json.Number:
+		f, err := t.Float64()
+		return err != nil || f != 0
+	case []any:
+		return len(t) > 0
+	case *Object:
+		return t.Len() > 0
+	}
+	switch r := reflect.ValueOf(v); r.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return !r.IsZero()
+	}
+	return true
+}

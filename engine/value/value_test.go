@@ -475,3 +475,35 @@ func FuzzDecodeJSON(f *testing.F) {
 		_, _ = PyJSON(v)
 	})
 }
+
+// TestTruthy pins Python's bool() of values: the JSON kinds and the Go
+// numbers a value may hold before it is normalized.
+func TestTruthy(t *testing.T) {
+	tests := []struct {
+		v      any
+		want   bool
+		reason string
+	}{
+		{nil, false, "None"},
+		{false, false, "False"},
+		{true, true, "True"},
+		{"", false, "an empty string"},
+		{"0", true, "a non-empty string, even \"0\""},
+		{json.Number("0"), false, "the number 0"},
+		{json.Number("0.0"), false, "0.0"},
+		{json.Number("-2"), true, "a non-zero number"},
+		{0, false, "a Go int 0"},
+		{int64(3), true, "a Go int64"},
+		{0.0, false, "a Go float 0"},
+		{[]any{}, false, "an empty list"},
+		{[]any{nil}, true, "a list with an element"},
+		{NewObject(), false, "an empty dict"},
+		{NewObject("a", 1), true, "a dict with a key"},
+		{struct{}{}, true, "anything else is an object, true"},
+	}
+	for _, tc := range tests {
+		if got := Truthy(tc.v); got != tc.want {
+			t.Errorf("Truthy(%#v) = %v, want %v: %s", tc.v, got, tc.want, tc.reason)
+		}
+	}
+}
