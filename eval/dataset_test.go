@@ -20,6 +20,31 @@ func problemStrings(ps []Problem) []string {
 	return out
 }
 
+// checkRows compares what a dataset reader returned with a table case:
+// its problems, and when there are none, the rows' values and lines (with
+// problems, the good rows are read, but Prepare fails).
+func checkRows(t *testing.T, rows []datasetRow, problems []Problem, want []map[string]string, wantLines []int, wantProblems []string) {
+	t.Helper()
+	if diff := cmp.Diff(wantProblems, problemStrings(problems)); diff != "" {
+		t.Errorf("problems mismatch (-want +got):\n%s", diff)
+	}
+	if len(wantProblems) > 0 {
+		return
+	}
+	var got []map[string]string
+	var lines []int
+	for _, r := range rows {
+		got = append(got, r.vars)
+		lines = append(lines, r.line)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows mismatch (-want +got):\n%.2000s", diff)
+	}
+	if diff := cmp.Diff(wantLines, lines); diff != "" {
+		t.Errorf("lines mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func TestJSONLRows(t *testing.T) {
 	tests := []struct {
 		reason   string
@@ -72,24 +97,7 @@ func TestJSONLRows(t *testing.T) {
 		t.Run(tc.reason, func(t *testing.T) {
 			t.Parallel()
 			rows, problems := jsonlRows("x.jsonl", []byte(tc.src), harness.DefaultDatasetRows)
-			if diff := cmp.Diff(tc.problems, problemStrings(problems)); diff != "" {
-				t.Errorf("problems mismatch (-want +got):\n%s", diff)
-			}
-			if len(tc.problems) > 0 {
-				return // the good rows are read, but Prepare fails
-			}
-			var got []map[string]string
-			var lines []int
-			for _, r := range rows {
-				got = append(got, r.vars)
-				lines = append(lines, r.line)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("rows mismatch (-want +got):\n%.2000s", diff)
-			}
-			if diff := cmp.Diff(tc.lines, lines); diff != "" {
-				t.Errorf("lines mismatch (-want +got):\n%s", diff)
-			}
+			checkRows(t, rows, problems, tc.want, tc.lines, tc.problems)
 		})
 	}
 }
@@ -134,24 +142,7 @@ func TestCSVRows(t *testing.T) {
 		t.Run(tc.reason, func(t *testing.T) {
 			t.Parallel()
 			rows, problems := csvRows("x.csv", []byte(tc.src), harness.DefaultDatasetRows)
-			if diff := cmp.Diff(tc.problems, problemStrings(problems)); diff != "" {
-				t.Errorf("problems mismatch (-want +got):\n%s", diff)
-			}
-			if len(tc.problems) > 0 {
-				return
-			}
-			var got []map[string]string
-			var lines []int
-			for _, r := range rows {
-				got = append(got, r.vars)
-				lines = append(lines, r.line)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("rows mismatch (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.lines, lines); diff != "" {
-				t.Errorf("lines mismatch (-want +got):\n%s", diff)
-			}
+			checkRows(t, rows, problems, tc.want, tc.lines, tc.problems)
 		})
 	}
 }
