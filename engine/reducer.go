@@ -28,6 +28,10 @@ func (AddMessagesReducer) Reduce(current, update any) (any, error) {
 // ID one from ids, before the write is applied or streamed: in a copy of
 // the list, or with inPlace in the list itself when it is a []Message.
 func (AddMessagesReducer) normalizeWrite(v any, ids idSource, inPlace bool) (any, error) {
+	if l, ok := v.(MessageList); ok && l.n.chainFlags()&flagMissingID == 0 {
+		// every message has its ID: the list goes as it is, shared
+		return l, nil
+	}
 	msgs, err := MessagesFromValue(v)
 	if err != nil {
 		return nil, err

@@ -165,8 +165,8 @@ type aeModel struct{ rule Rule }
 // Generate answers one call.
 func (m aeModel) Generate(_ context.Context, req engine.ModelRequest) (engine.Message, error) {
 	done := 0
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		t := req.Messages[i].Type
+	for _, m := range req.Messages.Backward() {
+		t := m.Type
 		if t == engine.TypeHuman {
 			break
 		}
