@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"slices"
 )
 
 // messagesChan is the channel of a key reduced by add_messages. It behaves
@@ -356,8 +355,8 @@ type mintState struct {
 	key [2]uint64
 	max uint64
 	// input holds the last nodes of the MessageLists of the run's input:
-	// such a list cannot hold an ID made up from the key (see above), so
-	// the channel takes one without reading its IDs (seeList)
+	// their messages cannot hold an ID made up from the key (see above),
+	// so seeList does not read the nodes of their chains
 	input []*listNode
 }
 
@@ -412,14 +411,28 @@ func (r *run) armMint(input any) {
 // seeList notes the IDs of l, which became the channel's list without
 // fresh.
 func (s *mintState) seeList(l MessageList) {
-	if s == nil || slices.Contains(s.input, l.n) {
+	if s == nil {
 		return
 	}
-	for _, m := range l.All() {
-		if p, ok := parseFastMessageID(s.key, m.ID); ok && p > s.max {
-			s.max = p
+	for n := l.n; n != nil && !s.fromInput(n); n = n.prev {
+		for i := range n.items {
+			if p, ok := parseFastMessageID(s.key, n.items[i].ID); ok && p > s.max {
+				s.max = p
+			}
 		}
 	}
+}
+
+// fromInput reports whether n is a node of one of the input's lists.
+func (s *mintState) fromInput(n *listNode) bool {
+	for _, in := range s.input {
+		for x := in; x != nil && x.off+len(x.items) >= n.off+len(n.items); x = x.prev {
+			if x == n {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // inputLists returns the last nodes of the MessageLists among the values
