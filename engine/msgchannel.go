@@ -144,7 +144,34 @@ func (c *messagesChan) forkInto(n *messagesChan, inPlace bool) *messagesChan {
 	return n
 }
 
-func (c *messagesChan) resetPrefix() { c.prefix = c.len() }
+// resetPrefix is called when a checkpoint takes the channel's list: the
+// list's messages are unchanged from then on. It also seals the tail
+// (see seal).
+func (c *messagesChan) resetPrefix() {
+	c.prefix = c.len()
+	c.seal()
+}
+
+// seal makes the list handed out the channel's base, so the tail's
+// index, which covers the node the list ends with, can become that
+// node's own: the runs restored from the checkpoint (a thread continued
+// or forked) find IDs without indexing the node again. Appends go on in
+// a new tail.
+func (c *messagesChan) seal() {
+	if len(c.tail) == 0 {
+		return
+	}
+	if ids := c.tailIDs; ids != nil && c.tailIdx <= len(c.tail) {
+		for ; c.tailIdx < len(c.tail); c.tailIdx++ {
+			ids[c.tail[c.tailIdx].ID] = c.tailIdx
+		}
+		if len(ids) == len(c.tail) {
+			// no ID twice (the map has one entry per message)
+			c.list.n.ids.CompareAndSwap(nil, &ids)
+		}
+	}
+	c.base, c.tail, c.tailIDs, c.tailIdx = c.list, nil, nil, 0
+}
 
 // find returns the position of the message with id in the list base +
 // tail, where tail is the add's working tail (it starts with the
