@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -66,6 +67,53 @@ func checkList(t *rapid.T, l engine.MessageList, want []engine.Message) {
 	}
 	if got := l.Index("no such id"); got != -1 {
 		t.Fatalf("Index of a missing ID = %d", got)
+	}
+	var back []engine.Message
+	for i, m := range l.Backward() {
+		if i != len(want)-1-len(back) {
+			t.Fatalf("Backward() gave position %d after %d messages", i, len(back))
+		}
+		back = append(back, m)
+	}
+	slices.Reverse(back)
+	if g, w := renderMessages(back), renderMessages(want); g != w {
+		t.Fatalf("Backward() reversed =\n%s\nwant\n%s", g, w)
+	}
+	for _, k := range []int{0, len(want) / 3, len(want) / 2, len(want) - 1, len(want)} {
+		if k < 0 {
+			continue
+		}
+		p := l.Prefix(k)
+		if g, w := renderMessages(p.Slice()), renderMessages(want[:k]); g != w {
+			t.Fatalf("Prefix(%d) =\n%s\nwant\n%s", k, g, w)
+		}
+		if g, w := renderMessages(l.Since(k)), renderMessages(want[k:]); g != w {
+			t.Fatalf("Since(%d) =\n%s\nwant\n%s", k, g, w)
+		}
+		// a prefix shares its messages with the list, and looks IDs up
+		// within itself only
+		if got := l.SharedPrefix(p); got != k {
+			t.Fatalf("SharedPrefix(Prefix(%d)) = %d", k, got)
+		}
+		for j, m := range want {
+			wantAt := -1
+			for i := range want[:k] {
+				if want[i].ID == m.ID {
+					wantAt = i
+				}
+			}
+			if got := p.Index(m.ID); got != wantAt {
+				t.Fatalf("Prefix(%d).Index(%q) = %d, want %d (message %d)", k, m.ID, got, wantAt, j)
+			}
+		}
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, _ := json.Marshal(append([]engine.Message{}, want...))
+	if string(b) != string(wb) {
+		t.Fatalf("MarshalJSON = %s, want %s", b, wb)
 	}
 }
 
