@@ -131,7 +131,7 @@ func BenchmarkW4ThreadGrowth(b *testing.B) {
 }
 
 // BenchmarkW4HandedBack is W4 without a checkpointer as a conversation
-// runs it: every turn's input is the previous turn's result plus a
+// runs it: every turn's input is the previous turn's MessageList plus a
 // question, so the thread grows by 4 messages a turn and its messages
 // that came without an ID come back with one (W4's own case gives every
 // turn the same input). The thread is M messages again every w4Turns
@@ -143,19 +143,19 @@ func BenchmarkW4HandedBack(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			hist := History(m)
+			hist := engine.NewMessageList(History(m)...)
 			thread := hist
 			p := &op{units: 4, resetEvery: w4Turns}
 			p.reset = func(context.Context) error { thread = hist; return nil }
 			p.run = func(ctx context.Context) error {
-				input := append(thread[:len(thread):len(thread)], engine.HumanMessage("And tomorrow?"))
+				input := thread.Append(engine.HumanMessage("And tomorrow?"))
 				res, err := agent.Invoke(ctx, engine.State{"messages": input}, engine.Config{})
 				if err != nil {
 					return err
 				}
-				thread = res.Values.Messages("messages")
-				if len(thread) != len(input)+3 {
-					return fmt.Errorf("turn ended with %d messages, want %d", len(thread), len(input)+3)
+				thread = res.Values.List("messages")
+				if thread.Len() != input.Len()+3 {
+					return fmt.Errorf("turn ended with %d messages, want %d", thread.Len(), input.Len()+3)
 				}
 				return nil
 			}

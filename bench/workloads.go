@@ -404,8 +404,8 @@ func newCycleModel(k int) *cycleModel {
 // Generate answers one call.
 func (m *cycleModel) Generate(_ context.Context, req engine.ModelRequest) (engine.Message, error) {
 	done := 0
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		t := req.Messages[i].Type
+	for _, m := range req.Messages.Backward() {
+		t := m.Type
 		if t == engine.TypeHuman {
 			break
 		}
@@ -487,7 +487,7 @@ func AgentLoopOp(ctx context.Context, k int, kind, dir string, delay time.Durati
 		if err != nil {
 			return err
 		}
-		if got := len(res.Values.Messages("messages")); got != 2*k+2 {
+		if got := res.Values.List("messages").Len(); got != 2*k+2 {
 			return fmt.Errorf("agent run ended with %d messages, want %d", got, 2*k+2)
 		}
 		return nil
@@ -614,7 +614,9 @@ func ThreadGrowthOp(ctx context.Context, m int, kind, from, dir string, delay ti
 	const steps = 4
 	p := &op{units: steps, close: closeSaver}
 	if sv == nil {
-		input := engine.State{"messages": append(append([]engine.Message(nil), hist...), question)}
+		// the thread as a MessageList, as a caller that keeps it between
+		// turns holds it: the run adds to it without copying it
+		input := engine.State{"messages": engine.NewMessageList(hist...).Append(question)}
 		p.run = func(ctx context.Context) error {
 			res, err := agent.Invoke(ctx, input, engine.Config{})
 			if err != nil {
@@ -668,7 +670,7 @@ func ThreadGrowthOp(ctx context.Context, m int, kind, from, dir string, delay ti
 }
 
 func checkLen(res *engine.Result, want int) error {
-	if got := len(res.Values.Messages("messages")); got != want {
+	if got := res.Values.List("messages").Len(); got != want {
 		return fmt.Errorf("turn ended with %d messages, want %d", got, want)
 	}
 	return nil

@@ -76,7 +76,7 @@ func (r *recordingModel) Generate(ctx context.Context, req engine.ModelRequest) 
 }
 
 func modelCall(name string, n int, req engine.ModelRequest) *engine.Object {
-	o := engine.NewObject("model", name, "call", json.Number(strconv.Itoa(n)), "messages", engine.MessagesToValue(req.Messages))
+	o := engine.NewObject("model", name, "call", json.Number(strconv.Itoa(n)), "messages", engine.MessagesToValue(req.Messages.Slice()))
 	if req.Tools != nil {
 		// a bound empty tool list is recorded as [], no binding not at all
 		names := make([]any, len(req.Tools))

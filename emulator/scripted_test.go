@@ -123,7 +123,7 @@ func TestWrapperWithReactAgent(t *testing.T) {
 		t.Errorf("tool messages %q, ran %v; want the quote emulated and buy run", got, ran)
 	}
 	calls := emu.Calls()
-	if len(calls) != 1 || !strings.Contains(calls[0].Request.Messages[0].Text(), "Tool: quote\nDescription: quote a stock\nArguments: {'s': 'X'}") {
+	if len(calls) != 1 || !strings.Contains(calls[0].Request.Messages.At(0).Text(), "Tool: quote\nDescription: quote a stock\nArguments: {'s': 'X'}") {
 		t.Errorf("emulator calls %+v: want one with LangChain's prompt for quote", calls)
 	}
 }

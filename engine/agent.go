@@ -850,7 +850,7 @@ func (a *agent) execute(ctx context.Context, req AgentModelRequest) (*AgentModel
 	if req.SystemMessage != nil {
 		input = append([]Message{*req.SystemMessage}, req.Messages...)
 	}
-	mreq.Messages = input
+	mreq.Messages = listOf(input)
 	out, err := Generate(ctx, req.Model, mreq)
 	if err != nil {
 		return nil, err

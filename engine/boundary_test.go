@@ -28,7 +28,7 @@ var (
 		"agent.go", "humaninterrupt.go", "react.go", "toolnode.go", "validationnode.go",
 	}
 	sharedFiles = []string{
-		"doc.go", "errors.go", "message.go", "model.go", "repr.go", "schema.go", "tool.go", "typedtool.go", "value.go",
+		"doc.go", "errors.go", "message.go", "messagelist.go", "model.go", "repr.go", "schema.go", "tool.go", "typedtool.go", "value.go",
 	}
 )
 

@@ -80,6 +80,8 @@ func listLen(v any) (int, bool) {
 	switch t := v.(type) {
 	case []Message:
 		return len(t), true
+	case MessageList:
+		return t.Len(), true
 	case []any:
 		return len(t), true
 	}

@@ -107,7 +107,7 @@ func TestConcurrentTurnsOnOneThreadConflict(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			msgs, _ := snap.Values["messages"].([]engine.Message)
+			msgs := snap.Values.Messages("messages")
 			n := winner + 1
 			want := fmt.Sprintf("human:q0 ai: tool:r0 ai:done r0 human:q%d ai: tool:r%d ai:done r%d", n, n, n)
 			if got := render(msgs); got != want {

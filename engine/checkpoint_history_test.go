@@ -251,6 +251,9 @@ func sortedMap[V any](m map[string]V) string {
 // describe renders a stored value: messages with their types and IDs,
 // other values as JSON where they have one.
 func describe(v any) string {
+	if l, ok := v.(engine.MessageList); ok {
+		v = l.Slice()
+	}
 	switch t := v.(type) {
 	case []engine.Message:
 		parts := make([]string, len(t))

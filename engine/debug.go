@@ -397,6 +397,8 @@ func (d *debugPrinter) repr(v any) string {
 		return MessageRepr(t)
 	case []Message:
 		return MessagesRepr(t)
+	case MessageList:
+		return MessagesRepr(t.Slice())
 	case InterruptValue:
 		return "Interrupt(value=" + d.repr(t.Value) + ", id=" + PyStrRepr(t.ID) + ")"
 	case []InterruptValue:

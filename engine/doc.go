@@ -111,31 +111,40 @@
 // Chunks of one superstep therefore come in completion order; the state is
 // always in task order.
 //
-// Values are shared, not copied: the message list in a Result, a
-// StateSnapshot, a stream chunk or a checkpoint shares its array with the
-// thread (a run appends to a thread's list in place, past every length it
-// handed out, and a fork copies it). Treat them as read only: appending
-// to one copies it, but changing an element in place changes the thread.
-// A Checkpointer may keep the values it is given and hand them out again
-// (Memory does, and SQLite keeps recently decoded message lists); a run
-// hands every checkpoint's maps to its saver and changes them no more, so
-// Memory keeps those too. The message list a built-in node returns (the
-// model node's answer, the ToolNode's tool messages, also through
+// A messages key (one reduced by add_messages) holds a MessageList: an
+// immutable list that shares its messages with the lists it was made
+// from. It is what a node reads in its State, what a Result, a
+// StateSnapshot, a stream chunk and a checkpoint hold, and what
+// ModelRequest.Messages gives a model. State.Messages (and Slice) return
+// it as one []Message, built once per list; State.List, All, Backward,
+// At, Len and Last read it without building one. A node may write a
+// MessageList, a []Message or any message-like value.
+//
+// Values are shared, not copied: a run appends to its thread's list by
+// making new lists over it, never by changing a list handed out, and a
+// Checkpointer may keep the values it is given and hand them out again
+// (Memory does, SQLite keeps recently decoded message lists as
+// MessageLists). Treat every value as read only: what a message points to
+// (argument objects, content blocks) is shared too. A run hands every
+// checkpoint's maps to its saver and changes them no more, so Memory
+// keeps those too. The message list a built-in node returns (the model
+// node's answer, the ToolNode's tool messages, also through
 // ToolNode.Node) gets its IDs in place, as LangGraph's add_messages sets
 // them on the message objects a node returned; a list any other node
 // returns is copied first, and in a stream of updates the chunk shows a
 // list as its node wrote it.
 //
-// What a turn costs depends on where its thread comes from. A run that
-// continues a thread from its newest checkpoint appends to the list in
-// place: its cost does not grow with the thread. A run from an older
-// checkpoint (a fork), and a run without a checkpointer given the whole
-// thread as its input, copy the thread's list once, because the places
-// after its last message belong to another branch or to the caller; what
-// else such a run would do per message (hashing the input for its ID
-// seed, indexing its IDs) it does only for messages the graph has not
-// seen in an earlier run's input (the graph keeps snapshots of the last
-// eight long lists it was given). Keep long threads in a checkpointer.
+// What a turn costs does not depend on its thread's length when the
+// thread comes as a MessageList: from a checkpoint (the newest, or an
+// older one: a fork), or as the input of a run without a checkpointer
+// (a caller that keeps the previous Result's list and appends its
+// question to it). A list's nodes keep their own ID index, the hash state
+// of the run's ID seed and the prebuilt agent's history check, so a run
+// reads only the messages its input added. A thread given as a []Message
+// is read whole (its messages are copied into a new list, hashed and
+// indexed), and so is a list a prompt is put in front of
+// (ReactAgentConfig.Prompt): a list is a chain from its end. Keep long
+// threads in a checkpointer, or hand them back as MessageLists.
 //
 // # Deliberate differences from LangGraph
 //

@@ -28,7 +28,7 @@ func Example() {
 	// The model answers from what it sees: a tool call until a tool has
 	// answered, then the tool's answer in a sentence.
 	model := engine.ChatModelFunc(func(ctx context.Context, req engine.ModelRequest) (engine.Message, error) {
-		last := req.Messages[len(req.Messages)-1]
+		last := req.Messages.At(req.Messages.Len() - 1)
 		if last.Type != engine.TypeTool {
 			return engine.AIMessage("", engine.ToolCall{
 				Name: "get_weather",

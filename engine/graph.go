@@ -214,7 +214,6 @@ type Graph struct {
 	nodeOrder       []string // Start first, then in AddNode order
 	channels        map[string]func() channel
 	channelOrder    []string
-	lists           *listCache // ID indexes of message lists, across runs
 	seeds           *seedCache // hash states of long input lists, across runs
 	managed         map[string]Managed
 	stateKeys       []string // output keys, schema order (output_channels)
@@ -494,7 +493,6 @@ func (g *StateGraph) stateFields() (map[string]Field, []string, []error) {
 // defaults filled in.
 func newGraph(opts CompileOptions) *Graph {
 	out := &Graph{
-		lists:           newListCache(),
 		seeds:           newSeedCache(),
 		name:            opts.Name,
 		nodes:           map[string]*pregelNode{},

@@ -381,7 +381,7 @@ func TestValidationNodeReprompt(t *testing.T) {
 	}})
 	g := engine.NewStateGraph(engine.MessagesField("messages"))
 	g.AddNode("model", func(ctx context.Context, s engine.State) (any, error) {
-		m, err := model.Generate(ctx, engine.ModelRequest{Messages: s.Messages("messages"), Tools: []engine.ToolSchema{selectNumber}})
+		m, err := model.Generate(ctx, engine.ModelRequest{Messages: engine.NewMessageList(s.Messages("messages")...), Tools: []engine.ToolSchema{selectNumber}})
 		if err != nil {
 			return nil, err
 		}
@@ -527,7 +527,7 @@ func TestCheckpointListPrefix(t *testing.T) {
 	var got []string
 	for i := len(list) - 1; i >= 0; i-- {
 		cp := list[i].Checkpoint
-		msgs, _ := cp.ChannelValues["messages"].([]engine.Message)
+		msgs := engine.State(cp.ChannelValues).Messages("messages")
 		n := len(msgs)
 		p, ok := cp.ListPrefix["messages"]
 		got = append(got, fmt.Sprintf("%s/%d:%d,%v", list[i].Metadata.Source, n, p, ok))

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
-	"maps"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -37,53 +36,29 @@ import (
 // messages a long list has beyond one it hashed before.
 func seedOf(thread string, input any) string {
 	var c *seedCache
-	s, _ := c.seed(thread, input)
-	return s
+	return c.seed(thread, input)
 }
 
 // seed is seedOf, resuming the hash of a long message list from where an
 // earlier run left it (see seedCache); a nil cache hashes everything. It
-// also returns the long message lists of the input that the cache
-// recognised (see knownList).
-func (c *seedCache) seed(thread string, input any) (string, []knownList) {
+// hashes a MessageList only from the last of its nodes that an earlier
+// seed hashed (see hashList).
+func (c *seedCache) seed(thread string, input any) string {
 	h := sha256.New()
 	h.Write([]byte(thread + "|"))
 	var buf bytes.Buffer
-	var known []knownList
-	if err := c.hashJSON(h, &buf, input, &known); err != nil {
+	if err := c.hashJSON(h, &buf, input); err != nil {
 		h.Reset()
 		h.Write([]byte(thread + "|" + fmt.Sprint(input)))
-		known = nil
 	}
 	sum := h.Sum(nil)
-	return hex.EncodeToString(sum[:16]), known
-}
-
-// knownList is a long message list of a run's input that the seed cache
-// compared with its snapshot: every message of list equals (shallowly, see
-// seedCache) the one at its position in snap, the snapshot of entry at the
-// time. The run uses what the graph derived from the snapshot (its ID
-// index, see seedEntry.index) instead of reading the list again.
-type knownList struct {
-	list, snap []Message
-	entry      *seedEntry
-}
-
-// of returns the known list that msgs is (the same array and length).
-func knownListOf(known []knownList, msgs []Message) (knownList, bool) {
-	for _, k := range known {
-		if len(msgs) > 0 && len(k.list) == len(msgs) && &k.list[0] == &msgs[0] {
-			return k, true
-		}
-	}
-	return knownList{}, false
+	return hex.EncodeToString(sum[:16])
 }
 
 // hashJSON writes value.WriteJSON(valueForJSON(v)) to h. Containers valueForJSON
 // only rebuilds (states, maps, lists, message lists) are walked here;
-// anything else is encoded into buf and written. Long message lists the
-// cache recognised or remembered are added to known.
-func (c *seedCache) hashJSON(h hash.Hash, buf *bytes.Buffer, v any, known *[]knownList) error {
+// anything else is encoded into buf and written.
+func (c *seedCache) hashJSON(h hash.Hash, buf *bytes.Buffer, v any) error {
 	object := func(keys []string, valueOf func(k string) any) error {
 		h.Write([]byte{'{'})
 		for i, k := range keys {
@@ -94,7 +69,7 @@ func (c *seedCache) hashJSON(h hash.Hash, buf *bytes.Buffer, v any, known *[]kno
 			_ = value.WriteJSON(buf, k) // a string cannot fail
 			buf.WriteByte(':')
 			h.Write(buf.Bytes())
-			if err := c.hashJSON(h, buf, valueOf(k), known); err != nil {
+			if err := c.hashJSON(h, buf, valueOf(k)); err != nil {
 				return err
 			}
 		}
@@ -120,14 +95,12 @@ func (c *seedCache) hashJSON(h hash.Hash, buf *bytes.Buffer, v any, known *[]kno
 	case map[string]any:
 		return object(sortedKeys(t), func(k string) any { return t[k] })
 	case []any:
-		return list(len(t), func(i int) error { return c.hashJSON(h, buf, t[i], known) })
+		return list(len(t), func(i int) error { return c.hashJSON(h, buf, t[i]) })
+	case MessageList:
+		return hashList(h, buf, t)
 	case []Message:
 		if c != nil && seedCached(t) {
-			k, err := c.hashMessages(h, buf, t)
-			if err == nil {
-				*known = append(*known, k)
-			}
-			return err
+			return c.hashMessages(h, buf, t)
 		}
 		return list(len(t), func(i int) error {
 			buf.Reset()
@@ -179,12 +152,8 @@ func (c *seedCache) hashJSON(h hash.Hash, buf *bytes.Buffer, v any, known *[]kno
 // as immutable once a run has read it, as the engine does everywhere
 // (values are shared, not copied: see the package doc).
 //
-// A run also learns which long lists of its input the cache compared
-// (knownList), and an entry keeps an ID index of its snapshot's leading
-// messages (seedEntry.index): a run without a checkpointer, whose input
-// is the whole thread, then gives its channel the list with that index
-// (listHint) instead of indexing the thread message by message, which
-// took half of W4's CPU at 10,000 messages once the hash was resumed.
+// A MessageList input needs none of this: its nodes never change, so each
+// keeps the hash state after its last message (hashList).
 type seedCache struct {
 	mu      sync.Mutex
 	entries []*seedEntry // least recently used first
@@ -196,13 +165,6 @@ type seedEntry struct {
 	// marks[i] is the hash state after the first (i+1)·seedStride
 	// messages of snap
 	marks [][]byte
-	// mu guards idx, the index of the snapshot's leading messages whose
-	// IDs are distinct (see index), built when a run first asks for it
-	mu  sync.Mutex
-	idx *idIndex
-	// stop is where the snapshot stops qualifying for idx (a message
-	// without an ID, a removal or an ID seen before), or -1
-	stop int
 }
 
 const (
@@ -238,7 +200,7 @@ func seedCached(msgs []Message) bool {
 }
 
 // hashMessages writes the JSON of msgs to h as hashJSON does, resuming
-// from a remembered state when it can, and returns msgs as a known list.
+// from a remembered state when it can.
 //
 // The entry chosen is the one hashed from the same state whose snapshot
 // shares the longest prefix with msgs. When msgs begins with the whole
@@ -246,10 +208,10 @@ func seedCached(msgs []Message) bool {
 // after j messages (a fork, or the thread handed back by a run without a
 // checkpointer: its messages without an ID have one now) it resumes from
 // the state kept after the last multiple of seedStride up to j.
-func (c *seedCache) hashMessages(h hash.Hash, buf *bytes.Buffer, msgs []Message) (knownList, error) {
+func (c *seedCache) hashMessages(h hash.Hash, buf *bytes.Buffer, msgs []Message) error {
 	pre, err := h.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {
-		return knownList{}, err
+		return err
 	}
 	var cands [seedCacheSize]seedView
 	n := 0
@@ -274,13 +236,13 @@ func (c *seedCache) hashMessages(h hash.Hash, buf *bytes.Buffer, msgs []Message)
 	switch {
 	case best.e != nil && j == len(best.snap):
 		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(best.post); err != nil {
-			return knownList{}, err
+			return err
 		}
 		k = j
 	case best.e != nil && j >= seedStride:
 		r := j / seedStride
 		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(best.marks[r-1]); err != nil {
-			return knownList{}, err
+			return err
 		}
 		k = r * seedStride
 	default:
@@ -293,31 +255,31 @@ func (c *seedCache) hashMessages(h hash.Hash, buf *bytes.Buffer, msgs []Message)
 			buf.WriteByte(',')
 		}
 		if err := msgs[i].writeJSON(buf); err != nil {
-			return knownList{}, err
+			return err
 		}
 		h.Write(buf.Bytes())
 		if (i+1)%seedStride == 0 {
 			m, err := h.(encoding.BinaryMarshaler).MarshalBinary()
 			if err != nil {
-				return knownList{}, err
+				return err
 			}
 			marks = append(marks, m)
 		}
 	}
 	end, err := h.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {
-		return knownList{}, err
+		return err
 	}
 	h.Write([]byte{']'})
 	if best.e != nil && k == len(msgs) && j == len(best.snap) {
 		c.touch(best.e)
-		return knownList{list: msgs, snap: best.snap, entry: best.e}, nil
+		return nil
 	}
 	if best.e == nil {
 		j = 0
 	}
-	e, snap := c.remember(best, j, k, pre, end, msgs, marks)
-	return knownList{list: msgs, snap: snap, entry: e}, nil
+	c.remember(best, j, k, pre, end, msgs, marks)
+	return nil
 }
 
 // seedView is an entry as a lookup saw it: its snapshot, end state and
@@ -360,20 +322,12 @@ func (c *seedCache) remember(found seedView, j, k int, pre, end []byte, msgs []M
 		c.touchLocked(f)
 		return f, f.snap
 	}
-	e := &seedEntry{pre: pre, post: end, snap: make([]Message, 0, len(msgs)+len(msgs)/8), stop: -1}
+	e := &seedEntry{pre: pre, post: end, snap: make([]Message, 0, len(msgs)+len(msgs)/8)}
 	if f := found.e; f != nil {
 		// a new entry that shares the first j messages with found: its
 		// snapshot, its marks up to k and the index of those messages
 		e.snap = append(e.snap, found.snap[:j]...)
 		e.marks = append(e.marks, found.marks[:k/seedStride]...)
-		f.mu.Lock()
-		if f.idx != nil && f.idx.n <= j {
-			e.idx = f.idx
-			if f.stop >= 0 && f.stop < j {
-				e.stop = f.stop
-			}
-		}
-		f.mu.Unlock()
 	}
 	for _, m := range msgs[j:] {
 		e.snap = append(e.snap, snapshotMessage(m))
@@ -393,43 +347,6 @@ func (c *seedCache) remember(found seedView, j, k int, pre, end []byte, msgs []M
 	}
 	c.entries = append(c.entries, e)
 	return e, e.snap
-}
-
-// index returns an ID index of the leading messages of snap (the entry's
-// snapshot, at least n long) that a messages channel may take as its own
-// over a list equal to them: messages with an ID, none removing, no ID
-// twice. It covers at most the first n, and at least all but deltaMax of
-// those that qualify: the index is built once and extended only when a
-// run needs deltaMax more (the channel tracks the rest itself).
-func (e *seedEntry) index(snap []Message, n int) *idIndex {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.idx != nil && (e.idx.n >= n || n-e.idx.n <= deltaMax || e.stop == e.idx.n) {
-		return e.idx
-	}
-	var pos map[string]int
-	from := 0
-	if e.idx != nil {
-		pos, from = maps.Clone(e.idx.pos), e.idx.n
-	} else {
-		pos = make(map[string]int, n)
-	}
-	i := from
-	for ; i < n; i++ {
-		m := &snap[i]
-		if m.ID == "" || m.Type == TypeRemove {
-			break
-		}
-		if _, dup := pos[m.ID]; dup {
-			break
-		}
-		pos[m.ID] = i
-	}
-	if i < n {
-		e.stop = i
-	}
-	e.idx = &idIndex{pos: pos, n: i}
-	return e.idx
 }
 
 func (c *seedCache) indexOf(e *seedEntry) int {
@@ -777,4 +694,63 @@ func (r *run) messageID(t *task, n int) string {
 		return r.fastIDIn(&t.ids, idMessage, t.scratch.step, t.ord, n)
 	}
 	return uuidFromHash(r.cpID, t.id, strconv.Itoa(n))
+}
+
+// nodeSeed is the SHA-256 state after a list's messages up to the end of
+// one of its nodes, hashed from the state pre (just before the list's
+// '['), in the form encoding.BinaryMarshaler gives.
+type nodeSeed struct {
+	pre, post []byte
+}
+
+// hashList writes the JSON of l to h as hashJSON writes a []Message with
+// the same messages, resuming after the last node of l whose messages an
+// earlier seed hashed from the same state: a run's input that extends a
+// list an earlier input held (a conversation handed back turn after turn,
+// or the same input again) costs what it adds. Every node hashed keeps its
+// state for the next.
+func hashList(h hash.Hash, buf *bytes.Buffer, l MessageList) error {
+	if l.n == nil {
+		h.Write([]byte("[]"))
+		return nil
+	}
+	pre, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		return err
+	}
+	var stack [64]*listNode
+	todo := stack[:0]
+	n := l.n
+	for ; n != nil; n = n.prev {
+		if s := n.seed.Load(); s != nil && bytes.Equal(s.pre, pre) {
+			if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(s.post); err != nil {
+				return err
+			}
+			break
+		}
+		todo = append(todo, n)
+	}
+	if n == nil {
+		h.Write([]byte{'['})
+	}
+	for k := len(todo) - 1; k >= 0; k-- {
+		t := todo[k]
+		for i := range t.items {
+			buf.Reset()
+			if t.off+i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := t.items[i].writeJSON(buf); err != nil {
+				return err
+			}
+			h.Write(buf.Bytes())
+		}
+		post, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+		if err != nil {
+			return err
+		}
+		t.seed.Store(&nodeSeed{pre: pre, post: post})
+	}
+	h.Write([]byte{']'})
+	return nil
 }

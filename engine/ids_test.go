@@ -102,8 +102,10 @@ func TestPropSeedOfStreamsTheSameJSON(t *testing.T) {
 // array, replace a message in place, replace a tool call or a content
 // block in place in the list the caller handed over, change a string
 // field in place, give a message another's ID, hand the thread back with
-// IDs on every message (as a run's result), or switch to another thread. The cache also says it knows the input's long list, and the ID
-// index it offers for it is right (checkKnown).
+// IDs on every message (as a run's result), or switch to another thread. The same
+// thread as a MessageList, grown by appends and forked from the lists of
+// earlier runs (so hashList resumes from a node's state), has the same
+// seed.
 func TestPropSeedCacheMatchesSeedOf(t *testing.T) {
 	rapid.Check(t, propSeedCacheMatchesSeedOf)
 }
@@ -145,6 +147,17 @@ func propSeedCacheMatchesSeedOf(t *rapid.T) {
 	c := newSeedCache()
 	thread := "t1"
 	var msgs []Message
+	// list mirrors msgs; lists[n] is the list of msgs's first n messages
+	// an earlier run used, while no message changed in place since
+	var list MessageList
+	lists := map[int]MessageList{}
+	clones := func(ms []Message) []Message {
+		out := make([]Message, len(ms))
+		for i := range ms {
+			out[i] = ms[i].Clone()
+		}
+		return out
+	}
 	prefill := rapid.IntRange(seedCacheMin-4, 3*seedStride+20)
 	if rapid.Bool().Draw(t, "short list") {
 		prefill = rapid.IntRange(0, 6) // cached only with many tool calls
@@ -152,14 +165,19 @@ func propSeedCacheMatchesSeedOf(t *rapid.T) {
 	for i := range prefill.Draw(t, "prefill") {
 		msgs = append(msgs, newMsg(i))
 	}
+	list = NewMessageList(clones(msgs)...)
+	lists[len(msgs)] = list
 	for range rapid.IntRange(1, 12).Draw(t, "runs") {
-		switch rapid.IntRange(0, 12).Draw(t, "op") {
+		before, cutAt := len(msgs), 0
+		op := rapid.IntRange(0, 12).Draw(t, "op")
+		switch op {
 		case 0, 1: // a turn: the thread grows
 			for range rapid.IntRange(1, 5).Draw(t, "new") {
 				msgs = append(msgs, newMsg(len(msgs)))
 			}
 		case 2: // a fork: cut back, grow differently
 			msgs = msgs[:rapid.IntRange(0, len(msgs)).Draw(t, "cut")]
+			cutAt = len(msgs)
 			for range rapid.IntRange(0, 5).Draw(t, "new") {
 				msgs = append(msgs, newMsg(len(msgs)))
 			}
@@ -189,7 +207,7 @@ func propSeedCacheMatchesSeedOf(t *rapid.T) {
 				msgs[rapid.IntRange(0, len(msgs)-1).Draw(t, "at")].Status = "error"
 			}
 		case 8: // a turn that adds many messages at once
-			for range rapid.IntRange(deltaMax, 2*deltaMax).Draw(t, "many new") {
+			for range rapid.IntRange(64, 128).Draw(t, "many new") {
 				msgs = append(msgs, newMsg(len(msgs)))
 			}
 		case 9: // a message with the ID of another
@@ -202,7 +220,7 @@ func propSeedCacheMatchesSeedOf(t *rapid.T) {
 			for i, m := range msgs {
 				if m.ID == "" || seen[m.ID] {
 					msgs = msgs[:i]
-					for range rapid.IntRange(1, 2*deltaMax).Draw(t, "new after cut") {
+					for range rapid.IntRange(1, 128).Draw(t, "new after cut") {
 						msgs = append(msgs, newMsg(len(msgs)))
 					}
 					break
@@ -224,61 +242,49 @@ func propSeedCacheMatchesSeedOf(t *rapid.T) {
 		if rapid.Bool().Draw(t, "another key") {
 			input["a"] = "first" // a key hashed before the list: another state before '['
 		}
-		got, known := c.seed(thread, input)
-		if want := seedOfWhole(thread, input); got != want {
+		got := c.seed(thread, input)
+		want := seedOfWhole(thread, input)
+		if got != want {
 			t.Fatalf("cached seed %s, from scratch %s (%d messages)", got, want, len(msgs))
 		}
-		checkKnown(t, known, msgs)
-	}
-}
-
-// checkKnown checks what the seed cache says it knows of the list msgs
-// of an input: the list itself, a snapshot equal to it, and an ID index
-// of its leading messages that a channel may take over (see
-// seedEntry.index).
-func checkKnown(t *rapid.T, known []knownList, msgs []Message) {
-	if !seedCached(msgs) {
-		if len(known) > 0 {
-			t.Fatalf("%d known lists for %d messages", len(known), len(msgs))
+		switch op {
+		case 0, 1, 8: // appended
+			list = list.Append(clones(msgs[before:])...)
+		case 2: // cut back: from the list of that length, when there is one
+			for n := range lists {
+				if n > cutAt {
+					delete(lists, n) // another branch's
+				}
+			}
+			cut := cutAt
+			for cut > 0 {
+				if _, ok := lists[cut]; ok {
+					break
+				}
+				cut--
+			}
+			list = lists[cut].Append(clones(msgs[cut:])...)
+		case 3, 12: // the same messages
+		default: // changed in place: nothing earlier is the same list
+			clear(lists)
+			list = NewMessageList(clones(msgs)...)
 		}
-		return
-	}
-	k, ok := knownListOf(known, msgs)
-	if !ok || len(known) != 1 {
-		t.Fatalf("the input's list is not known (%d known lists)", len(known))
-	}
-	if len(k.snap) < len(msgs) || !sameMessages(k.snap[:len(msgs)], msgs) {
-		t.Fatalf("the snapshot (%d messages) does not begin with the list (%d)", len(k.snap), len(msgs))
-	}
-	idx := k.entry.index(k.snap, len(msgs))
-	// qualify: the leading messages with an ID, none removing, no ID twice
-	qualify, seen := 0, map[string]bool{}
-	for _, m := range msgs {
-		if m.ID == "" || m.Type == TypeRemove || seen[m.ID] {
-			break
+		if list.Len() != len(msgs) {
+			t.Fatalf("the mirror list has %d messages, the thread %d", list.Len(), len(msgs))
 		}
-		seen[m.ID] = true
-		qualify++
-	}
-	covered := min(idx.n, len(msgs))
-	if covered > qualify || qualify-covered > deltaMax {
-		t.Fatalf("index covers %d of %d messages, %d of which qualify", covered, len(msgs), qualify)
-	}
-	for i := range covered {
-		if j, ok := idx.pos[msgs[i].ID]; !ok || j != i {
-			t.Fatalf("index puts %q at %d (%v), the list at %d", msgs[i].ID, j, ok, i)
+		lists[len(msgs)] = list
+		linput := State{"messages": list}
+		if _, ok := input["a"]; ok {
+			linput["a"] = "first"
 		}
-	}
-	for id, j := range idx.pos {
-		if j < covered && msgs[j].ID != id {
-			t.Fatalf("index puts %q at %d, where the list has %q", id, j, msgs[j].ID)
+		if got := c.seed(thread, linput); got != want {
+			t.Fatalf("seed of the MessageList %s, of the slice %s (%d messages)", got, want, len(msgs))
 		}
 	}
 }
 
 // TestSeedCachedLists: which input lists the seed cache serves, each for
-// a reason, and that it does serve them: the second seed of the same
-// input resumes, and says it knows the list.
+// a reason, and that the second seed of the same input is right.
 func TestSeedCachedLists(t *testing.T) {
 	calls := func(n int) []ToolCall {
 		out := make([]ToolCall, n)
@@ -313,12 +319,9 @@ func TestSeedCachedLists(t *testing.T) {
 			c := newSeedCache()
 			input := State{"messages": tc.msgs}
 			c.seed("t", input)
-			seed, known := c.seed("t", input)
+			seed := c.seed("t", input)
 			if want := seedOfWhole("t", input); seed != want {
 				t.Fatalf("seed %s, from scratch %s", seed, want)
-			}
-			if _, ok := knownListOf(known, tc.msgs); ok != tc.want {
-				t.Fatalf("known = %v, want %v", ok, tc.want)
 			}
 		})
 	}

@@ -39,7 +39,7 @@ func TestLLMInputMessagesIsState(t *testing.T) {
 			}})
 			rec := engine.ChatModelFunc(func(ctx context.Context, req engine.ModelRequest) (engine.Message, error) {
 				var texts []string
-				for _, m := range req.Messages {
+				for _, m := range req.Messages.All() {
 					texts = append(texts, m.Text())
 				}
 				seen = append(seen, texts)

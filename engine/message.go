@@ -699,6 +699,8 @@ func MessagesFromValue(v any) ([]Message, error) {
 		return nil, nil
 	case []Message:
 		return t, nil
+	case MessageList:
+		return t.Slice(), nil
 	case Message, *Message, string, *Object, map[string]any:
 		m, err := MessageFromValue(t)
 		if err != nil {
@@ -718,6 +720,23 @@ func MessagesFromValue(v any) ([]Message, error) {
 	default:
 		return nil, fmt.Errorf("cannot use %T as messages", v)
 	}
+}
+
+// messageListFromValue is MessagesFromValue as a MessageList: a
+// MessageList as it is, anything else coerced into a new list.
+func messageListFromValue(v any) (MessageList, error) {
+	if l, ok := v.(MessageList); ok {
+		return l, nil
+	}
+	msgs, err := MessagesFromValue(v)
+	if err != nil {
+		return MessageList{}, err
+	}
+	if _, isSlice := v.([]Message); isSlice {
+		// the caller's slice: copied, as it may change it
+		return NewMessageList(msgs...), nil
+	}
+	return listOf(msgs), nil
 }
 
 // MessagesToValue returns the messages as a list of LangChain dicts.

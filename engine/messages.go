@@ -166,6 +166,10 @@ func (r *run) seeNodeInput(t *task) {
 			for _, m := range v {
 				ids = append(ids, m.ID)
 			}
+		case MessageList:
+			for _, m := range v.All() {
+				ids = append(ids, m.ID)
+			}
 		case []any:
 			for _, e := range v {
 				if m, ok := e.(Message); ok {
@@ -201,6 +205,8 @@ func (r *run) emitNodeMessages(t *task) {
 		switch v := w.value.(type) {
 		case []Message:
 			msgs = v
+		case MessageList:
+			msgs = v.Slice()
 		case Message:
 			msgs = []Message{v}
 		default:

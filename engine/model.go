@@ -53,7 +53,12 @@ func (f ChatModelFunc) Generate(ctx context.Context, req ModelRequest) (Message,
 // ModelRequest is one call to a chat model: the messages it sees and what
 // is bound to it (LangChain's bind_tools and invoke kwargs).
 type ModelRequest struct {
-	Messages []Message
+	// Messages are the messages the model sees, oldest first. In a run
+	// they are the thread's list itself (a MessageList shares its
+	// messages with the thread's checkpoints), so a call costs nothing in
+	// proportion to the thread's length until the model reads them: use
+	// All or Backward to walk them, Slice for one slice.
+	Messages MessageList
 	// Tools are the tool schemas bound to the model, in binding order.
 	Tools []ToolSchema
 	// ToolChoice is "" (unset), "auto", "any", "required", "none" or the

@@ -2,218 +2,111 @@ package engine
 
 import (
 	"fmt"
-	"slices"
-	"sync"
-	"sync/atomic"
-	"weak"
 )
 
 // messagesChan is the channel of a key reduced by add_messages. It behaves
 // as a binop with AddMessagesReducer but keeps the cost of a superstep
-// independent of the thread's length:
+// independent of the thread's length. Its value is a MessageList, which
+// shares its messages with the values the channel handed out before:
 //
-//   - Messages are appended in place. The spare capacity of the channel's
-//     array is written only by the channel that owns it: every value handed
-//     out (get, checkpoint) is clipped to its length, elements below a
-//     length are never written again (a replacement or removal copies the
-//     list first), so a checkpoint's list stays valid while runs go on
-//     appending.
-//   - Ownership of an array's spare capacity is recorded in its arrayClaim.
-//     A run gives it back when it ends, so the next run restored from the
-//     thread's newest checkpoint (a thread that grows turn by turn) takes it
-//     and appends in place too. A run restored from an older checkpoint (a
-//     fork), or one whose list the graph no longer remembers, copies the
-//     list once.
-//   - IDs are found through an index that outlives the run: an immutable
-//     id → position map for the first n messages (idIndex), shared with the
-//     checkpoints the channel takes and with the channels later restored
-//     from them, plus a small map of the positions appended since.
+//   - The channel's list is base, a MessageList, followed by tail, the
+//     messages appended since, in an array the channel owns and appends to
+//     in place. Every change makes the list handed out (get, checkpoint) a
+//     node over the tail's current length; elements below a length handed
+//     out are never written again (a replacement copies the tail, or the
+//     list), so a checkpoint's list stays valid while the run appends.
+//   - When the tail reaches half the size of base's last node, the channel
+//     takes that node's messages into a new tail, so a list's nodes stay
+//     O(log n) (see MessageList).
+//   - A channel restored from a checkpoint starts from the checkpoint's
+//     list as its base: a run that continues a thread, or forks from any
+//     of its checkpoints, appends without copying the thread. IDs are
+//     found through the list's nodes, which index themselves once (and
+//     keep the index for every list that shares them), and a small map of
+//     the tail's positions when the tail is long.
 //   - A message a task of a run without a checkpointer wrote without an ID
 //     has a fresh ID the run made up (mintState): it is appended without
 //     looking its ID up, and its position is indexed only when a later
-//     lookup needs it (gap). W1's graph (256 tool messages, then END)
+//     lookup needs it (tailIdx). W1's graph (256 tool messages, then END)
 //     never builds an index.
-//
-// Short lists are scanned instead; their maps would cost more than they
-// save.
 type messagesChan struct {
 	key  string
-	msgs []Message
-	// boxed is view() as an any, made when msgs changes: get is called
-	// for every reader, concurrently, and boxing a slice allocates
-	boxed any
-	// idx covers msgs[:idx.n]; delta maps the IDs of msgs[idx.n:] (or of
-	// all msgs when idx is nil and the list is long) to their positions.
-	idx   *idIndex
-	delta map[string]int
-	// gap, when idx is set, is the first position of msgs that may be
-	// missing from delta (appended without a lookup: see mintState), noGap
-	// when none is; find tracks them before it looks an ID up.
-	gap int
+	base MessageList
+	tail []Message
+	// list is base followed by tail, as handed out
+	list MessageList
+	// tailIDs maps the IDs of tail[:tailIdx] to their positions in tail,
+	// once the tail is longer than scanMax and an ID is looked up; a
+	// position is trusted only if it is within the tail and holds the ID
+	tailIDs map[string]int
+	tailIdx int
 	// mint, set for the channels of a run without a checkpointer, tells
 	// the IDs that run made up for its tasks' messages (see mintState)
 	mint *mintState
-	// parentDelta is the delta of the channel this one was forked from
-	// for a fresh read, read only.
-	parentDelta map[string]int
 	// prefix counts the leading messages unchanged since the last
 	// checkpoint (see Checkpoint.ListPrefix).
 	prefix int
-	// claim records who may write the spare capacity of msgs's array;
-	// owned says this channel does (msgs then reaches it). A fork for a
-	// fresh read is owned with no claim: it borrows its parent's capacity.
-	claim *arrayClaim
-	owned bool
-	// hint, when set, describes a long list the run's input is about to
-	// add (see listHint); the channel's first add consumes it.
-	hint *listHint
-}
-
-// arrayClaim is the shared record of who may write a message array beyond
-// the lengths already handed out: positions below end are taken. The
-// owner takes every spare position at once (end = cap) and gives back
-// those it did not use when its run ends.
-type arrayClaim struct {
-	full []Message // the array, len = cap
-	end  atomic.Int64
-}
-
-// newClaim returns the claim of a new array, owned by its maker.
-func newClaim(msgs []Message) *arrayClaim {
-	cl := &arrayClaim{full: msgs[:cap(msgs)]}
-	cl.end.Store(int64(cap(msgs)))
-	return cl
-}
-
-// sameArray reports whether msgs is a view of the claim's array.
-func (cl *arrayClaim) sameArray(msgs []Message) bool {
-	return cl != nil && cap(msgs) > 0 && &msgs[:1][0] == &cl.full[0]
-}
-
-// idIndex maps message IDs to positions in the first n messages of a
-// list. It is never modified once built, so channels and checkpoints of
-// several runs share it.
-type idIndex struct {
-	pos map[string]int
-	n   int
-}
-
-// listIndex is what the graph remembers of a message array: the newest
-// ID index taken over it and its claim. The index serves every list on
-// that array, whatever its length: elements below a list's length never
-// change, so the index's positions below it are right, and find checks a
-// position against the list before it trusts it.
-type listIndex struct {
-	idx   *idIndex
-	claim *arrayClaim
-}
-
-// listCache keeps the ID indexes and array claims of the message lists a
-// graph's runs checkpointed, so a run restored from a checkpoint whose
-// saver kept the list itself (Memory) finds IDs without indexing the whole
-// thread again and may append to the list in place. Entries are keyed by a
-// weak pointer to the list's array; it holds the listCacheSize most
-// recently used (an array stays alive while its claim is held here).
-type listCache struct {
-	mu      sync.Mutex
-	entries map[weak.Pointer[Message]]listIndex
-	order   []weak.Pointer[Message] // oldest first
-}
-
-const listCacheSize = 16
-
-func newListCache() *listCache {
-	return &listCache{entries: map[weak.Pointer[Message]]listIndex{}}
-}
-
-// put remembers the index and claim of the channel's list (nothing when
-// it has neither).
-func (lc *listCache) put(c *messagesChan) {
-	if lc == nil || len(c.msgs) == 0 || (c.idx == nil && c.claim == nil) {
-		return
-	}
-	key := weak.Make(&c.msgs[0])
-	li := listIndex{idx: c.idx, claim: c.claim}
-	lc.mu.Lock()
-	defer lc.mu.Unlock()
-	old, ok := lc.entries[key]
-	if li.idx == nil {
-		li.idx = old.idx
-	}
-	if !ok && len(lc.order) == listCacheSize {
-		delete(lc.entries, lc.order[0])
-		lc.order = append(lc.order[:0], lc.order[1:]...)
-	}
-	lc.entries[key] = li
-	lc.touch(key)
-}
-
-// touch moves key to the back of the order (most recently used).
-func (lc *listCache) touch(key weak.Pointer[Message]) {
-	if i := slices.Index(lc.order, key); i >= 0 {
-		lc.order = append(lc.order[:i], lc.order[i+1:]...)
-	}
-	lc.order = append(lc.order, key)
-}
-
-// get returns the index remembered for the list v, if any.
-func (lc *listCache) get(v any) listIndex {
-	msgs, ok := v.([]Message)
-	if lc == nil || !ok || len(msgs) == 0 {
-		return listIndex{}
-	}
-	key := weak.Make(&msgs[0])
-	lc.mu.Lock()
-	li, ok := lc.entries[key]
-	if ok {
-		lc.touch(key)
-	}
-	lc.mu.Unlock()
-	return li
 }
 
 const (
-	// scanMax is the longest list searched without an index.
+	// scanMax is the longest run of messages searched without an index.
 	scanMax = 32
-	// deltaMax is how many appended positions the channel tracks in its
-	// own map before it builds a new shared index (amortized: one index of
-	// M entries per deltaMax appends).
-	deltaMax = 64
 )
 
-// noGap is messagesChan.gap when every position is tracked.
-const noGap = int(^uint(0) >> 1)
-
 func newMessagesChan(key string) *messagesChan {
-	c := &messagesChan{key: key, gap: noGap}
-	c.set([]Message{})
-	return c
+	return &messagesChan{key: key}
 }
 
-// set makes msgs the channel's list.
-func (c *messagesChan) set(msgs []Message) {
-	c.msgs = msgs
-	c.boxed = c.view()
-}
+// len is the number of messages in the channel.
+func (c *messagesChan) len() int { return c.list.Len() }
 
-func (c *messagesChan) get() (any, bool)        { return c.boxed, true }
+func (c *messagesChan) get() (any, bool)        { return c.list, true }
 func (c *messagesChan) consume() bool           { return false }
 func (c *messagesChan) finish() bool            { return false }
-func (c *messagesChan) checkpoint() (any, bool) { return c.boxed, true }
+func (c *messagesChan) checkpoint() (any, bool) { return c.list, true }
 
-// view is the value as others see it: clipped, so an append by its holder
-// copies instead of writing into the channel's spare capacity.
-func (c *messagesChan) view() []Message { return c.msgs[:len(c.msgs):len(c.msgs)] }
+// view is the channel's messages as one slice (see MessageList.Slice).
+func (c *messagesChan) view() []Message { return c.list.Slice() }
 
-func (c *messagesChan) restore(v any, ok bool) channel {
-	return c.restoreIndexed(v, ok, listIndex{})
+// setList makes l the channel's list, with an empty tail.
+func (c *messagesChan) setList(l MessageList) {
+	c.base, c.tail, c.list = l, nil, l
+	c.tailIDs, c.tailIdx = nil, 0
 }
 
-// restoreIndexed is restore with the index a checkpoint kept for v.
-func (c *messagesChan) restoreIndexed(v any, ok bool, li listIndex) channel {
+// commitTail makes tail (which starts with the channel's tail, or is a
+// copy of it) the channel's tail, and the list handed out base + tail.
+// When the tail has reached half the size of base's last node, that node
+// is taken into the tail (one copy), so the chain stays short.
+func (c *messagesChan) commitTail(tail []Message) {
+	if len(tail) == 0 {
+		c.tail, c.list = tail, c.base
+		return
+	}
+	if b := c.base.n; b != nil && 2*len(tail) >= len(b.items) {
+		merged := make([]Message, len(b.items)+len(tail), len(b.items)+len(tail)+max(len(tail)/2, 4))
+		copy(merged, b.items)
+		copy(merged[len(b.items):], tail)
+		if c.tailIDs != nil {
+			// positions move by the node's length: index again when asked
+			c.tailIDs, c.tailIdx = nil, 0
+		}
+		c.base, tail = MessageList{n: b.prev}, merged
+	}
+	c.tail = tail
+	c.list = MessageList{n: newListNode(c.base.n, tail[:len(tail):len(tail)])}
+}
+
+func (c *messagesChan) restore(v any, ok bool) channel {
 	n := newMessagesChan(c.key)
 	if !ok {
-		n.prefix = 0
+		return n
+	}
+	if l, isList := v.(MessageList); isList && l.n.chainFlags()&flagMissingID == 0 {
+		// a list a channel made (or a caller's list whose messages all
+		// have IDs): kept as it is
+		n.setList(l)
+		n.prefix = l.Len()
 		return n
 	}
 	msgs, err := MessagesFromValue(v)
@@ -222,26 +115,10 @@ func (c *messagesChan) restoreIndexed(v any, ok bool, li listIndex) channel {
 		// so the error shows where the value is used
 		return newBinop(c.key, AddMessagesReducer{}).restore(v, true)
 	}
-	if msgs == nil {
-		msgs = []Message{}
-	}
-	n.prefix = len(msgs)
-	if li.idx != nil || li.claim != nil {
-		// a list a channel made: its messages have IDs
-		n.set(msgs[:len(msgs):len(msgs)])
-		if li.claim.sameArray(msgs) {
-			n.claim = li.claim
-		}
-		if n.idx = li.idx; n.idx != nil {
-			for i := n.idx.n; i < len(msgs); i++ {
-				n.track(msgs[i].ID, i)
-			}
-		}
-		return n
-	}
 	// add_messages gives the messages of its left side IDs too
 	msgs = withIDs(msgs, "left", 0)
-	n.set(msgs[:len(msgs):len(msgs)])
+	n.setList(MessageList{}.appendOwned(append([]Message(nil), msgs...)))
+	n.prefix = len(msgs)
 	return n
 }
 
@@ -258,137 +135,70 @@ func (c *messagesChan) fork(inPlace bool) *messagesChan {
 // it, instead of allocating one per read.
 func (c *messagesChan) forkInto(n *messagesChan, inPlace bool) *messagesChan {
 	// no mint: forks run on their tasks' goroutines, and a fork's add
-	// looks every ID up (see mintState)
-	*n = messagesChan{key: c.key, boxed: c.boxed, msgs: c.view(), idx: c.idx, gap: c.gap, prefix: c.prefix}
-	if inPlace && c.owned {
-		n.msgs, n.owned = c.msgs, true
+	// looks every ID up (see mintState); no tail index: it is the
+	// parent's, and the fork's appends would write into it
+	*n = messagesChan{key: c.key, base: c.base, tail: c.tail[:len(c.tail):len(c.tail)], list: c.list, prefix: c.prefix}
+	if inPlace {
+		n.tail = c.tail
 	}
-	n.parentDelta = c.delta
 	return n
 }
 
-func (c *messagesChan) resetPrefix() { c.prefix = len(c.msgs) }
+// resetPrefix is called when a checkpoint takes the channel's list: the
+// list's messages are unchanged from then on. It also seals the tail
+// (see seal).
+func (c *messagesChan) resetPrefix() {
+	c.prefix = c.len()
+	c.seal()
+}
 
-// acquire takes the spare capacity of the array of a restored list, if
-// nobody took it since the list was handed out; otherwise the first append
-// copies the list.
-func (c *messagesChan) acquire() {
-	if c.owned || c.claim == nil {
+// seal makes the list handed out the channel's base, so the tail's
+// index, which covers the node the list ends with, can become that
+// node's own: the runs restored from the checkpoint (a thread continued
+// or forked) find IDs without indexing the node again. Appends go on in
+// a new tail.
+func (c *messagesChan) seal() {
+	if len(c.tail) == 0 {
 		return
 	}
-	n := len(c.msgs)
-	if n < cap(c.claim.full) && c.claim.end.CompareAndSwap(int64(n), int64(cap(c.claim.full))) {
-		c.msgs, c.owned = c.claim.full[:n], true
-		return
+	if ids := c.tailIDs; ids != nil && c.tailIdx <= len(c.tail) {
+		for ; c.tailIdx < len(c.tail); c.tailIdx++ {
+			ids[c.tail[c.tailIdx].ID] = c.tailIdx
+		}
+		if len(ids) == len(c.tail) {
+			// no ID twice (the map has one entry per message)
+			c.list.n.ids.CompareAndSwap(nil, &ids)
+		}
 	}
-	c.claim = nil
+	c.base, c.tail, c.tailIDs, c.tailIdx = c.list, nil, nil, 0
 }
 
-// commit makes msgs the channel's list after a successful add that
-// started from before. An array the add made (by growing or copying) is
-// the channel's own.
-func (c *messagesChan) commit(msgs, before []Message) {
-	c.set(msgs)
-	made := cap(msgs) > 0 && (cap(before) == 0 || &msgs[:1][0] != &before[:1][0])
-	switch {
-	case !made:
-	case c.owned && c.claim == nil:
-		// a fork outgrew its parent's array: nobody restores from a fork,
-		// so the new array needs no claim
-	default:
-		c.claim, c.owned = newClaim(msgs), true
-	}
-}
-
-// release gives back the spare capacity the channel did not use, when its
-// run ends.
-func (c *messagesChan) release() {
-	if c.owned && c.claim != nil && c.claim.sameArray(c.msgs) {
-		c.claim.end.Store(int64(len(c.msgs)))
-	}
-	c.owned = false
-	c.msgs = c.view()
-}
-
-func (c *messagesChan) track(id string, i int) {
-	if c.delta == nil {
-		c.delta = make(map[string]int, 8)
-	}
-	c.delta[id] = i
-}
-
-// find returns the position of the message with id in msgs, a list that
-// starts with the channel's current messages.
-func (c *messagesChan) find(msgs []Message, id string) (int, bool) {
-	if c.idx == nil && len(msgs) <= scanMax {
-		for i := len(msgs) - 1; i >= 0; i-- {
-			if msgs[i].ID == id {
-				return i, true
+// find returns the position of the message with id in the list base +
+// tail, where tail is the add's working tail (it starts with the
+// channel's).
+func (c *messagesChan) find(tail []Message, id string) (int, bool) {
+	nb := c.base.Len()
+	if len(tail) <= scanMax {
+		for i := len(tail) - 1; i >= 0; i-- {
+			if tail[i].ID == id {
+				return nb + i, true
 			}
 		}
-		return 0, false
-	}
-	if c.idx == nil {
-		c.reindex(msgs)
-	}
-	if c.gap < len(msgs) {
-		// positions appended without a lookup (mintState)
-		for i := c.gap; i < len(msgs); i++ {
-			c.track(msgs[i].ID, i)
+	} else {
+		if c.tailIDs == nil {
+			c.tailIDs, c.tailIdx = make(map[string]int, 2*len(tail)), 0
 		}
-		c.gap = noGap
+		for ; c.tailIdx < len(tail); c.tailIdx++ {
+			c.tailIDs[tail[c.tailIdx].ID] = c.tailIdx
+		}
+		if i, ok := c.tailIDs[id]; ok && i < len(tail) && tail[i].ID == id {
+			return nb + i, true
+		}
 	}
-	at := func(i int, ok bool) bool { return ok && i < len(msgs) && msgs[i].ID == id }
-	if i, ok := c.delta[id]; at(i, ok) {
-		return i, true
-	}
-	if i, ok := c.parentDelta[id]; at(i, ok) {
-		return i, true
-	}
-	if i, ok := c.idx.pos[id]; at(i, ok) && i < c.idx.n {
+	if i := c.base.Index(id); i >= 0 {
 		return i, true
 	}
 	return 0, false
-}
-
-// grow returns msgs in a new array with room for at least n more. Long
-// lists grow by an eighth (append's quarter is memory that every copy of a
-// forked thread zeroes and the GC scans); the growth stays geometric, so
-// appends stay amortized O(1). Short lists that grow by a few messages
-// double, as append does; one that a batch larger than itself makes grow
-// (W1's 256 tool messages after one AI message) gets an eighth too, not
-// room for the batch again that nothing fills. A long batch onto an empty
-// list (a thread prefilled at once) keeps its eighth for the turns after.
-func grow(msgs []Message, n int) []Message {
-	want := len(msgs) + n
-	extra := max(want/8, 4)
-	if want < 1024 && n <= len(msgs) {
-		extra = max(want, 4)
-	}
-	// make of a length, then copy: the compiler turns the pair into one
-	// runtime call (makeslicecopy) whose write barriers, while the GC
-	// marks, shade only the source's pointers; make with a capacity and
-	// copy shade the destination's too (bulkBarrierPreWrite: 15% of W4's
-	// CPU with Memory forked at 10,000 messages)
-	out := make([]Message, want+extra)
-	copy(out, msgs)
-	return out[:len(msgs)]
-}
-
-// reindex builds a new shared index over the channel's messages; msgs
-// starts with them, and its further messages (appended by an add under
-// way) are tracked in delta, so a failed add leaves no trace in the index.
-func (c *messagesChan) reindex(msgs []Message) {
-	n := len(c.msgs)
-	pos := make(map[string]int, len(msgs))
-	for i, m := range msgs[:n] {
-		pos[m.ID] = i
-	}
-	c.idx = &idIndex{pos: pos, n: n}
-	c.delta, c.parentDelta, c.gap = nil, nil, noGap
-	for i := n; i < len(msgs); i++ {
-		c.track(msgs[i].ID, i)
-	}
 }
 
 func (c *messagesChan) update(values []any) (bool, error) {
@@ -396,6 +206,13 @@ func (c *messagesChan) update(values []any) (bool, error) {
 		return false, nil
 	}
 	for _, v := range values {
+		if l, ok := v.(MessageList); ok && c.len() == 0 && l.isSet() {
+			// add_messages of such a list into an empty one is the list
+			c.setList(l)
+			c.prefix = 0
+			c.mint.seeList(l)
+			continue
+		}
 		right, err := MessagesFromValue(v)
 		if err != nil {
 			return false, fmt.Errorf("at key '%s': %w", c.key, err)
@@ -407,52 +224,45 @@ func (c *messagesChan) update(values []any) (bool, error) {
 	return true, nil
 }
 
-// add is add_messages of right into the channel (see addMessages). The
+// add is add_messages of right into the channel (see AddMessages). The
 // channel changes only when it succeeds.
 func (c *messagesChan) add(right []Message) error {
-	if h := c.hint; h != nil {
-		c.hint = nil
-		if len(c.msgs) == 0 && h.is(right) {
-			c.adopt(h)
-			return nil
-		}
-	}
-	right = withIDs(right, "right", len(c.msgs))
+	right = withIDs(right, "right", c.len())
 	for i := len(right) - 1; i >= 0; i-- {
 		if m := right[i]; m.Type == TypeRemove && m.ID == RemoveAllMessages {
-			c.commit(append([]Message{}, right[i+1:]...), c.msgs)
-			c.idx, c.delta, c.parentDelta, c.gap = nil, nil, nil, noGap
-			c.mint.see(right[i+1:])
+			rest := right[i+1:]
+			c.setList(MessageList{}.appendOwned(append([]Message(nil), rest...)))
+			c.mint.see(rest)
 			c.prefix = 0
 			return nil
 		}
 	}
-	c.acquire()
-	msgs := c.msgs
-	kept := len(msgs)
+	nb := c.base.Len()
+	tail := c.tail
+	kept := c.len()
 	copied := false
-	var remove map[string]bool
+	var (
+		replaced map[int]Message // positions in base
+		remove   map[string]bool
+	)
 	for k := 0; k < len(right); k++ {
 		m := &right[k]
 		if c.mint.fresh(m) {
 			// IDs this run made up for a task's messages, new to the
-			// list: the run of them appended at once (one bulk copy),
-			// untracked (find tracks them when it must)
+			// list: the run of them appended at once, untracked (find
+			// indexes them when it must)
 			j := k + 1
 			for j < len(right) && c.mint.fresh(&right[j]) {
 				j++
 			}
-			if len(msgs)+j-k > cap(msgs) {
-				msgs = grow(msgs, len(right)-k)
+			if len(tail)+j-k > cap(tail) {
+				tail = growTail(tail, len(right)-k)
 			}
-			if c.idx != nil {
-				c.gap = min(c.gap, len(msgs))
-			}
-			msgs = append(msgs, right[k:j]...)
+			tail = append(tail, right[k:j]...)
 			k = j - 1
 			continue
 		}
-		if i, ok := c.find(msgs, m.ID); ok {
+		if i, ok := c.find(tail, m.ID); ok {
 			kept = min(kept, i)
 			if m.Type == TypeRemove {
 				if remove == nil {
@@ -462,113 +272,79 @@ func (c *messagesChan) add(right []Message) error {
 				continue
 			}
 			delete(remove, m.ID)
+			if i < nb {
+				if replaced == nil {
+					replaced = map[int]Message{}
+				}
+				replaced[i] = *m
+				continue
+			}
 			if !copied {
 				// elements below the length are shared with the values
 				// handed out: copy before writing one
-				msgs = append(make([]Message, 0, cap(msgs)), msgs...)
+				tail = append(make([]Message, 0, cap(tail)), tail...)
 				copied = true
 			}
-			msgs[i] = *m
+			tail[i-nb] = *m
 			continue
 		}
 		if m.Type == TypeRemove {
+			if c.tailIDs != nil && c.tailIdx > len(c.tail) {
+				c.tailIDs, c.tailIdx = nil, 0
+			}
 			return NewError("ValueError", fmt.Sprintf("Attempting to delete a message with an ID that doesn't exist ('%s')", m.ID))
 		}
-		if len(msgs) == cap(msgs) {
-			msgs = grow(msgs, len(right)-k)
+		if len(tail) == cap(tail) {
+			tail = growTail(tail, len(right)-k)
 		}
-		msgs = append(msgs, *m)
-		if c.idx != nil {
-			// the position is tracked now so later messages of right find
-			// it; a failed add leaves it past the length, where find
-			// ignores it
-			c.track(m.ID, len(msgs)-1)
-		}
+		tail = append(tail, *m)
 	}
-	if len(remove) > 0 {
-		rest := make([]Message, 0, len(msgs))
-		for _, m := range msgs {
-			if !remove[m.ID] {
-				rest = append(rest, m)
+	if len(replaced) > 0 || len(remove) > 0 {
+		// a replacement in base, or a removal: the list is copied once
+		out := make([]Message, 0, nb+len(tail))
+		for i, m := range c.base.All() {
+			if r, ok := replaced[i]; ok {
+				m = r
 			}
+			out = append(out, m)
 		}
-		c.commit(rest, c.msgs)
-		c.idx, c.delta, c.parentDelta, c.gap = nil, nil, nil, noGap
+		out = append(out, tail...)
+		if len(remove) > 0 {
+			rest := out[:0]
+			for _, m := range out {
+				if !remove[m.ID] {
+					rest = append(rest, m)
+				}
+			}
+			out = rest
+		}
+		c.setList(MessageList{})
+		c.commitTail(out)
 		c.prefix = min(c.prefix, kept)
 		return nil
 	}
-	c.commit(msgs, c.msgs)
-	c.prefix = min(c.prefix, kept)
-	if c.idx != nil && len(c.delta) > deltaMax {
-		c.reindex(c.msgs)
+	if copied || len(tail) != len(c.tail) {
+		c.commitTail(tail)
 	}
+	c.prefix = min(c.prefix, kept)
 	return nil
 }
 
-// listHint is what a run knows of a long message list in its input once
-// it has given the list's messages their IDs (normalizeKnownList): the
-// list is full, an array the run made and nobody else writes, and idx and
-// delta map every ID in it to its position. Its IDs are all set and
-// distinct and it removes nothing, so add_messages of the list into an
-// empty channel is the list itself: the channel adopts the array, the
-// index and the spare capacity instead of copying the list and indexing
-// it message by message.
-type listHint struct {
-	full  []Message
-	idx   *idIndex
-	delta map[string]int
-}
-
-// is reports whether msgs is the hint's list (its array and length).
-func (h *listHint) is(msgs []Message) bool {
-	return h != nil && len(msgs) > 0 && len(msgs) == len(h.full) && &msgs[0] == &h.full[0]
-}
-
-// adopt makes the hint's list the channel's, as add(h.full) on the empty
-// channel would.
-func (c *messagesChan) adopt(h *listHint) {
-	c.set(h.full)
-	c.claim, c.owned = newClaim(h.full), true
-	c.idx, c.delta, c.parentDelta, c.gap = h.idx, h.delta, nil, noGap
-	c.prefix = 0
-	if len(c.delta) > deltaMax {
-		c.reindex(c.msgs)
+// growTail returns tail in a new array with room for at least n more: it
+// doubles short tails, as append does, and grows long ones by an eighth
+// (append's quarter is memory that the GC scans for nothing).
+func growTail(tail []Message, n int) []Message {
+	want := len(tail) + n
+	extra := max(want/8, 4)
+	if want < 1024 && n <= len(tail) {
+		extra = max(want, 4)
 	}
-}
-
-// normalizeKnownList is AddMessagesReducer.normalizeWrite of a long list
-// that the run's seed cache recognised (k), with one copy of the list and
-// no index built for it: idx, the seed entry's index of the list's
-// leading messages, serves the channel that adopts the list. It returns
-// the normalized list (clipped, as every value handed out is) and, when
-// the list qualifies, the hint for the messages channel its key feeds.
-func normalizeKnownList(k knownList, newID func() string) ([]Message, *listHint) {
-	n := len(k.list)
-	idx := k.entry.index(k.snap, n)
-	full := grow(k.list, 1)
-	for i := range full {
-		if full[i].ID == "" {
-			full[i].ID = newID()
-		}
-	}
-	out := full[:n:n]
-	// the messages after those idx covers: IDs neither in idx nor twice
-	from := min(idx.n, n)
-	delta := make(map[string]int, n-from)
-	for i := from; i < n; i++ {
-		m := &full[i]
-		if m.Type == TypeRemove {
-			return out, nil
-		}
-		if j, ok := idx.pos[m.ID]; ok && j < from && full[j].ID == m.ID {
-			return out, nil
-		}
-		if _, ok := delta[m.ID]; ok {
-			return out, nil
-		}
-		delta[m.ID] = i
-	}
-	return out, &listHint{full: full, idx: idx, delta: delta}
+	// make of a length, then copy: the compiler turns the pair into one
+	// runtime call (makeslicecopy) whose write barriers shade only the
+	// source's pointers
+	out := make([]Message, want+extra)
+	copy(out, tail)
+	return out[:len(tail)]
 }
 
 // mintState lets a messages channel of a run without a checkpointer
@@ -605,6 +381,10 @@ func normalizeKnownList(k knownList, newID func() string) ([]Message, *listHint)
 type mintState struct {
 	key [2]uint64
 	max uint64
+	// input holds the last nodes of the MessageLists of the run's input:
+	// their messages cannot hold an ID made up from the key (see above),
+	// so seeList does not read the nodes of their chains
+	input []*listNode
 }
 
 // fresh reports whether m's ID is one the run made up for a task's
@@ -640,13 +420,66 @@ func (s *mintState) see(msgs []Message) {
 // armMint gives the messages channels of a run without a checkpointer
 // the key of the IDs the run makes up (see mintState). It is called once
 // the run has its key and its (empty) channels.
-func (r *run) armMint() {
+func (r *run) armMint(input any) {
 	if r.saver != nil {
 		return
 	}
+	var lists []*listNode
 	for _, c := range r.chans {
-		if mc, ok := c.(*messagesChan); ok && len(mc.msgs) == 0 {
-			mc.mint = &mintState{key: r.idKey}
+		if mc, ok := c.(*messagesChan); ok && mc.len() == 0 {
+			if lists == nil {
+				lists = inputLists(input)
+			}
+			mc.mint = &mintState{key: r.idKey, input: lists}
 		}
 	}
+}
+
+// seeList notes the IDs of l, which became the channel's list without
+// fresh.
+func (s *mintState) seeList(l MessageList) {
+	if s == nil {
+		return
+	}
+	for n := l.n; n != nil && !s.fromInput(n); n = n.prev {
+		for i := range n.items {
+			if p, ok := parseFastMessageID(s.key, n.items[i].ID); ok && p > s.max {
+				s.max = p
+			}
+		}
+	}
+}
+
+// fromInput reports whether n is a node of one of the input's lists.
+func (s *mintState) fromInput(n *listNode) bool {
+	for _, in := range s.input {
+		for x := in; x != nil && x.off+len(x.items) >= n.off+len(n.items); x = x.prev {
+			if x == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inputLists returns the last nodes of the MessageLists among the values
+// of a run's input (a State or a map), never nil.
+func inputLists(input any) []*listNode {
+	out := []*listNode{}
+	add := func(v any) {
+		if l, ok := v.(MessageList); ok && l.n != nil {
+			out = append(out, l.n)
+		}
+	}
+	switch in := input.(type) {
+	case State:
+		for _, v := range in {
+			add(v)
+		}
+	case map[string]any:
+		for _, v := range in {
+			add(v)
+		}
+	}
+	return out
 }

@@ -398,10 +398,6 @@ type run struct {
 	parentCfg    *CheckpointConfig
 	parentLoaded bool
 	prevCfg      CheckpointConfig // what parentCfg points to after a put
-
-	// known are the long message lists of the run's input the graph's
-	// seed cache recognised, until the input is normalized
-	known []knownList
 }
 
 type taskKind int
@@ -549,7 +545,6 @@ func (t *task) sortRank() int {
 }
 
 func (r *run) execute(input any) (err error) {
-	defer r.releaseLists()
 	r.saver = r.g.checkpointer
 	if r.saver == nil && r.nest != nil {
 		// a subgraph compiled without a checkpointer uses its parent's
@@ -632,13 +627,13 @@ func (r *run) enter(input any) error {
 		r.cpCfg.Fork = r.cfg.CheckpointID != ""
 	}
 	if r.nest != nil {
-		r.seed, r.known = r.g.seeds.seed(r.cfg.ThreadID+"|"+r.nest.ns, input)
+		r.seed = r.g.seeds.seed(r.cfg.ThreadID+"|"+r.nest.ns, input)
 	} else {
-		r.seed, r.known = r.g.seeds.seed(r.cfg.ThreadID, input)
+		r.seed = r.g.seeds.seed(r.cfg.ThreadID, input)
 	}
 	if r.saver == nil {
 		r.idKey = fastIDKey(r.seed)
-		r.armMint()
+		r.armMint(input)
 	}
 	r.step = r.meta.Step + 1
 	r.stop = r.step + r.limit() + 1
@@ -662,38 +657,6 @@ type putShared struct {
 	// masks are the channels of updated as bits, when the graph has at
 	// most 64
 	masks [2]uint64
-	// lists are what the run last gave the graph's list cache, by
-	// channel (rememberList)
-	lists []listMemo
-}
-
-// listMemo is a message list's array, ID index and claim as the run last
-// gave them to the graph's list cache.
-type listMemo struct {
-	first *Message
-	idx   *idIndex
-	claim *arrayClaim
-}
-
-// rememberList gives the graph's list cache the list of messages channel
-// c (listCache.put) unless the run gave it the same array, index and
-// claim before: a run's list grows in place in one array from step to
-// step, and the cache keys its entry by the array. Skipping it skips only
-// moving the entry to the front of the cache's order (a list cache put
-// was 3.4% of W3's CPU with Memory).
-func (r *run) rememberList(c int, ch *messagesChan) {
-	if len(ch.msgs) == 0 {
-		return
-	}
-	if r.put.lists == nil {
-		r.put.lists = make([]listMemo, len(r.chans))
-	}
-	m := listMemo{first: &ch.msgs[0], idx: ch.idx, claim: ch.claim}
-	if r.put.lists[c] == m {
-		return
-	}
-	r.put.lists[c] = m
-	r.g.lists.put(ch)
 }
 
 // loadCheckpoint starts the run from a stored checkpoint: its ID, its
@@ -713,11 +676,7 @@ func (g *Graph) channelsFrom(cp *Checkpoint) []channel {
 		c := mk()
 		if cp != nil {
 			if v, ok := cp.ChannelValues[g.chanNames[i]]; ok {
-				if mc, isMsgs := c.(*messagesChan); isMsgs {
-					c = mc.restoreIndexed(v, true, g.lists.get(v))
-				} else {
-					c = c.restore(v, true)
-				}
+				c = c.restore(v, true)
 			}
 		}
 		chans[i] = c
@@ -770,7 +729,6 @@ func (r *run) first(input any) error {
 			return err
 		}
 		inWrites, err := r.normalize([]write{{channel: Start, value: input}}, "input|"+r.cpID)
-		r.known = nil
 		if err != nil {
 			return err
 		}
@@ -1320,16 +1278,6 @@ func (r *run) drainCustom() {
 	}
 }
 
-// releaseLists gives back the spare capacity of the message arrays the
-// run's channels own, so the next run of the thread may append in place.
-func (r *run) releaseLists() {
-	for _, c := range r.chans {
-		if mc, ok := c.(*messagesChan); ok {
-			mc.release()
-		}
-	}
-}
-
 // writeCustom is Runtime.StreamWriter: it streams v in custom mode.
 func (r *run) writeCustom(v any) {
 	if !r.modes.has(StreamCustom) {
@@ -1547,20 +1495,6 @@ func (r *run) normalizeOne(w write, ids idSource) (write, error) {
 	var n writeNormalizer
 	switch c := r.channel(w.channel).(type) {
 	case *messagesChan:
-		if msgs, ok := w.value.([]Message); ok {
-			if k, ok := knownListOf(r.known, msgs); ok {
-				// a long input list the graph has seen: one copy, and
-				// the channel takes it as it is (see listHint)
-				out, h := normalizeKnownList(k, ids.nextID)
-				c.hint = h
-				return write{channel: w.channel, value: out}, nil
-			}
-			if c.hint.is(msgs) {
-				// that list again, written by __start__: every message
-				// has its ID
-				return w, nil
-			}
-		}
 		n = AddMessagesReducer{}
 	case *binop:
 		wn, ok := c.reducer.(writeNormalizer)
@@ -2173,7 +2107,6 @@ func (r *run) checkpoint() *Checkpoint {
 			}
 			prefix[name] = ch.prefix
 			ch.resetPrefix()
-			r.rememberList(c, ch)
 		}
 	}
 	if prefix != nil && maps.Equal(prefix, r.put.prefix) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"testing"
 
@@ -49,26 +50,38 @@ func renderMsgs(ms []Message) []string {
 	return out
 }
 
+// listMsgs is the messages of a MessageList read through All (not
+// Slice, whose slice is built once and kept).
+func listMsgs(l MessageList) []Message {
+	var out []Message
+	for _, m := range l.All() {
+		out = append(out, m)
+	}
+	return out
+}
+
 // TestPropMessagesChannelMatchesModel drives the add_messages channel
 // through long histories (past the lengths where it indexes IDs and
-// rebuilds its index) with the operations runs put it through: updates,
-// checkpoints restored with and without the graph's index cache,
-// fresh-read forks, in place and copying, and a run's long input list
-// adopted by a new channel (listHint). After every operation its value
-// must be the model's, and every value it handed out earlier must be
-// unchanged (it appends into its own spare capacity, never into theirs).
+// merges its tail into its base) with the operations runs put it
+// through: updates, checkpoints restored as the list itself (Memory) or
+// as a copy (a saver that decoded it), two runs from one checkpoint,
+// fresh-read forks, in place and copying, and a run's input list adopted
+// by a new, empty channel. After every operation its value must be the
+// model's, every value it handed out earlier must be unchanged (it
+// appends into its own tail, never into a list handed out), and a list's
+// chain must stay O(log n) nodes long.
 //
 // Many messages have IDs a run without a checkpointer makes up for its
 // tasks (fast IDs, from a small set of numbers so they come again): new
 // ones, appended without a lookup (mintState), and ones the list has,
 // written again to replace or remove their message, in and out of the
 // order the run makes them. Mutants this catches: fresh without its
-// comparison with max (a replacement appends), find without tracking
-// the gap (an indexed list misses a message appended untracked), a
-// RemoveAll whose survivors are not seen.
+// comparison with max (a replacement appends), find without indexing
+// the tail's untracked positions, a RemoveAll whose survivors are not
+// seen, commitTail writing into base's node instead of a copy, an
+// adopted input list that is not a set (an ID twice, a removal).
 func TestPropMessagesChannelMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		lc := newListCache()
 		c := newMessagesChan("messages")
 		mintRun := &run{idKey: [2]uint64{rapid.Uint64().Draw(t, "key0"), rapid.Uint64().Draw(t, "key1")}}
 		// arm gives a channel the run's mintState; max is at least that
@@ -90,12 +103,12 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 		}
 		var model []Message
 		type held struct {
-			view []Message
+			list MessageList
 			want []string
 		}
 		var views []held
 		serial := 0
-		pool := rapid.IntRange(1, 3*deltaMax).Draw(t, "id pool")
+		pool := rapid.IntRange(1, 200).Draw(t, "id pool")
 		batch := func() []Message {
 			n := rapid.IntRange(1, 2*scanMax).Draw(t, "batch size")
 			var out []Message
@@ -137,55 +150,59 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 			}
 			return out
 		}
+		check := func(ch *messagesChan, want []Message, label string) {
+			l := ch.list
+			if got := renderMsgs(listMsgs(l)); !slices.Equal(got, renderMsgs(want)) {
+				t.Fatalf("%s:\n got %v\nwant %v", label, got, renderMsgs(want))
+			}
+			if got := renderMsgs(ch.view()); !slices.Equal(got, renderMsgs(want)) {
+				t.Fatalf("%s: Slice:\n got %v\nwant %v", label, got, renderMsgs(want))
+			}
+			if d, n := MessageListDepth(l), l.Len(); n > 0 && d > 2*bits.Len(uint(n))+1 {
+				t.Fatalf("%s: %d messages in a chain of %d nodes", label, n, d)
+			}
+		}
 		apply := func(ch *messagesChan, model []Message, right []Message, label string) []Message {
-			before := renderMsgs(ch.view())
+			before := renderMsgs(listMsgs(ch.list))
 			_, err := ch.update([]any{right})
 			want, werr := msgsModel(model, right)
 			if (err != nil) != (werr != nil) {
 				t.Fatalf("%s: error = %v, model's error = %v", label, err, werr)
 			}
 			if err != nil {
-				if got := renderMsgs(ch.view()); !slices.Equal(got, before) {
+				if got := renderMsgs(listMsgs(ch.list)); !slices.Equal(got, before) {
 					t.Fatalf("%s: a failed update changed the channel:\n got %v\nwant %v", label, got, before)
 				}
 				return model
 			}
-			if got := renderMsgs(ch.view()); !slices.Equal(got, renderMsgs(want)) {
-				t.Fatalf("%s:\n got %v\nwant %v", label, got, renderMsgs(want))
-			}
+			check(ch, want, label)
 			return want
 		}
 		hold := func(ch *messagesChan) {
 			v, _ := ch.get()
-			views = append(views, held{v.([]Message), renderMsgs(v.([]Message))})
+			l := v.(MessageList)
+			views = append(views, held{l, renderMsgs(listMsgs(l))})
 		}
-		// checkpoint takes a checkpoint of c and, when the run ends,
-		// gives back its array's spare capacity
-		checkpoint := func(end bool) []Message {
+		checkpoint := func() MessageList {
 			v, _ := c.checkpoint()
-			lc.put(c)
-			if end {
-				c.release()
-			}
-			return v.([]Message)
+			return v.(MessageList)
 		}
-		restore := func(v []Message) *messagesChan {
-			li := lc.get(v)
-			if rapid.Bool().Draw(t, "saver rebuilt the list") {
-				v = slices.Clone(v)
-				li = lc.get(v)
+		restore := func(v MessageList) *messagesChan {
+			var stored any = v
+			if rapid.Bool().Draw(t, "saver decoded the list") {
+				stored = slices.Clone(v.Slice())
 			}
-			return arm(c.restoreIndexed(v, true, li).(*messagesChan))
+			n := arm(c.restore(stored, true).(*messagesChan))
+			check(n, model, "restored")
+			return n
 		}
-		// input is a run's input list: a long list the graph's seed cache
-		// has seen, some of it with an ID index already, normalized and
-		// handed to a new, empty channel as a run without a checkpointer
-		// does. Its IDs must be the ones normalizeWrite gives, and the
-		// channel's value the model's.
+		// input is a run's input list, handed to a new, empty channel:
+		// a MessageList the caller made (adopted as it is when it is a
+		// set of IDs) or a slice
 		input := func() *messagesChan {
 			// a thread with distinct IDs, then a few defects: messages
 			// without an ID, removals, IDs seen before
-			list := make([]Message, rapid.IntRange(seedCacheMin, seedCacheMin+3*deltaMax).Draw(t, "input length"))
+			list := make([]Message, rapid.IntRange(1, 300).Draw(t, "input length"))
 			for i := range list {
 				serial++
 				list[i] = HumanMessage(fmt.Sprintf("m%d", serial))
@@ -204,26 +221,42 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 					list[i].ID = list[rapid.IntRange(0, len(list)-1).Draw(t, "same id as")].ID
 				}
 			}
-			e := &seedEntry{snap: slices.Clone(list), stop: -1}
-			if rapid.Bool().Draw(t, "indexed before") {
-				e.index(e.snap, rapid.IntRange(0, len(list)).Draw(t, "indexed"))
-			}
-			k := knownList{list: list, snap: e.snap, entry: e}
-			if rapid.Bool().Draw(t, "known as a shorter list") {
-				k.list = list[:rapid.IntRange(len(list)/2, len(list)).Draw(t, "known length")]
-			}
 			ids := 0
 			newID := func() string { ids++; return fmt.Sprintf("input%d", ids) }
-			out, h := normalizeKnownList(k, newID)
-			ids = 0
-			want, _ := AddMessagesReducer{}.normalizeWrite(k.list, funcIDs(newID), false)
-			if got, want := renderMsgs(out), renderMsgs(want.([]Message)); !slices.Equal(got, want) {
-				t.Fatalf("normalized input:\n got %v\nwant %v", got, want)
+			var in any = list
+			if rapid.Bool().Draw(t, "as a MessageList") {
+				// built in pieces, as a conversation grows
+				var l MessageList
+				for k := 0; k < len(list); {
+					j := min(len(list), k+rapid.IntRange(1, 80).Draw(t, "piece"))
+					l = l.Append(list[k:j]...)
+					k = j
+				}
+				in = l
 			}
-			views = append(views, held{out, renderMsgs(out)})
+			out, err := AddMessagesReducer{}.normalizeWrite(in, funcIDs(newID), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = 0
+			want, _ := AddMessagesReducer{}.normalizeWrite(list, funcIDs(newID), false)
+			got, _ := MessagesFromValue(out)
+			if g, w := renderMsgs(got), renderMsgs(want.([]Message)); !slices.Equal(g, w) {
+				t.Fatalf("normalized input:\n got %v\nwant %v", g, w)
+			}
 			n := arm(newMessagesChan("messages"))
-			n.hint = h
-			model = apply(n, nil, out, "input")
+			before := model
+			model = nil
+			if _, err := n.update([]any{out}); err != nil {
+				if _, werr := msgsModel(nil, want.([]Message)); werr == nil {
+					t.Fatalf("input: %v", err)
+				}
+				model = before
+				return c
+			}
+			wantList, _ := msgsModel(nil, want.([]Message))
+			check(n, wantList, "input")
+			model = wantList
 			return n
 		}
 		// scratch is where fresh reads fork (see case 5)
@@ -234,14 +267,12 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 			case 0, 1:
 				model = apply(c, model, batch(), "update")
 			case 2, 3:
-				// the run ends (or not: another run may start from the
-				// same checkpoint meanwhile) and the next run of the
-				// thread starts from its newest checkpoint
-				c = restore(checkpoint(rapid.Bool().Draw(t, "run ended")))
+				// the next run of the thread starts from its newest
+				// checkpoint
+				c = restore(checkpoint())
 			case 4:
-				// two runs start from the same checkpoint: one may take
-				// the array's spare capacity, the other must copy
-				v := checkpoint(true)
+				// two runs start from the same checkpoint (a fork)
+				v := checkpoint()
 				a, b := restore(v), restore(v)
 				modelA := apply(a, model, batch(), "first sibling")
 				hold(a)
@@ -268,7 +299,7 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 				c = input()
 			}
 			for i, h := range views {
-				if got := renderMsgs(h.view); !slices.Equal(got, h.want) {
+				if got := renderMsgs(listMsgs(h.list)); !slices.Equal(got, h.want) {
 					t.Fatalf("value handed out at %d changed:\n got %v\nwant %v", i, got, h.want)
 				}
 			}
@@ -281,7 +312,7 @@ type funcIDs func() string
 
 func (f funcIDs) nextID() string { return f() }
 
-// TestGrowRoom: grow leaves room for appends to come, in proportion to
+// TestGrowRoom: growTail leaves room for appends to come, in proportion to
 // the list it makes: short lists growing by a few messages double, a
 // batch larger than the list (W1's 256 tool messages after one AI
 // message) gets an eighth, not room for the batch again, and a thread
@@ -302,7 +333,7 @@ func TestGrowRoom(t *testing.T) {
 		{"a short prefill too", 0, 100, 100 + 12},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := grow(make([]Message, tc.len), tc.n)
+			got := growTail(make([]Message, tc.len), tc.n)
 			if len(got) != tc.len || cap(got) != tc.wantCap {
 				t.Fatalf("grow(%d, %d): len %d cap %d, want len %d cap %d", tc.len, tc.n, len(got), cap(got), tc.len, tc.wantCap)
 			}

@@ -298,7 +298,7 @@ func propReactToolCallsAnswered(t *rapid.T) {
 	sc := drawScenario(t)
 	r := runScenario(t, sc, 0)
 	for _, c := range r.model.Calls() {
-		if err := pairing(c.Request.Messages, false); err != nil {
+		if err := pairing(c.Request.Messages.Slice(), false); err != nil {
 			t.Fatalf("model call %d: %v", c.N, err)
 		}
 	}

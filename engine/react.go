@@ -7,8 +7,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
-	"weak"
 )
 
 // Prompt is create_react_agent's prompt: a system text, a system message,
@@ -37,18 +35,31 @@ func PromptFunc(fn func(ctx context.Context, state State) ([]Message, error)) Pr
 // IsZero reports whether no prompt is set.
 func (p Prompt) IsZero() bool { return p.text == "" && p.msg == nil && p.fn == nil }
 
-func (p Prompt) apply(ctx context.Context, state State, msgs []Message) ([]Message, error) {
+func (p Prompt) apply(ctx context.Context, state State, msgs MessageList) (MessageList, error) {
 	switch {
 	case p.fn != nil:
 		s := state.Clone()
 		s["messages"] = msgs
-		return p.fn(ctx, s)
+		out, err := p.fn(ctx, s)
+		return listOf(out), err
 	case p.msg != nil:
-		return append([]Message{*p.msg}, msgs...), nil
+		return prepend(*p.msg, msgs), nil
 	case p.text != "":
-		return append([]Message{SystemMessage(p.text)}, msgs...), nil
+		return prepend(SystemMessage(p.text), msgs), nil
 	}
 	return msgs, nil
+}
+
+// prepend returns the list of m followed by msgs. A list is a chain from
+// its end, so this copies msgs: a prompt costs a copy of the thread per
+// model call (see the package doc).
+func prepend(m Message, msgs MessageList) MessageList {
+	out := make([]Message, 1, 1+msgs.Len())
+	out[0] = m
+	for _, x := range msgs.All() {
+		out = append(out, x)
+	}
+	return listOf(out)
 }
 
 // ResponseFormat asks the agent for a structured response after its loop:
@@ -393,21 +404,19 @@ func historyComplete(msgs []Message) bool {
 	return s.scan(msgs) && s.complete()
 }
 
-// historyScan is historyComplete's position in a list: it has read the
-// first n messages; open holds the calls of the last AI message among them
-// (answered ones first) and answered counts those answered.
+// historyScan is historyComplete's position in a list: open holds the
+// calls of the last AI message it read (answered ones first) and answered
+// counts those answered.
 type historyScan struct {
-	n        int
-	lastID   string // the ID of message n-1, to recognise the list
 	open     []ToolCall
 	answered int
 	cloned   bool // open is the scan's own copy
 }
 
-// scan reads msgs[s.n:]; false means the history is not of the usual
-// shape.
+// scan reads msgs, the messages after those it read; false means the
+// history is not of the usual shape.
 func (s *historyScan) scan(msgs []Message) bool {
-	for i := s.n; i < len(msgs); i++ {
+	for i := range msgs {
 		m := &msgs[i]
 		switch m.Type {
 		case TypeAI:
@@ -434,58 +443,50 @@ func (s *historyScan) scan(msgs []Message) bool {
 			s.answered++
 		}
 	}
-	s.n = len(msgs)
-	if s.n > 0 {
-		s.lastID = msgs[s.n-1].ID
-	}
 	return true
 }
 
 func (s *historyScan) complete() bool { return s.answered == len(s.open) }
 
-// historyCache remembers where historyComplete stopped on long message
-// lists, so the next model call of a growing thread (its list appended in
-// place, see messagesChan) reads only the new messages. A list is
-// recognised by its array and the ID at the position the scan stopped;
-// lists never change below their length. Entries are keyed by a weak
-// pointer, and the cache is emptied when it holds historyCacheSize.
-type historyCache struct {
-	mu sync.Mutex
-	m  map[weak.Pointer[Message]]historyScan
-}
+// historyCache validates a MessageList's history (validateChatHistory)
+// resuming where the scan of an earlier list that shares its nodes
+// stopped: each node of a long list keeps the scan's position after its
+// messages (listNode.hist), so a turn on a long thread scans what the
+// turn added.
+type historyCache struct{}
 
-const (
-	historyCacheSize = 16
-	// historyCacheMin is the shortest list worth remembering.
-	historyCacheMin = 64
-)
+// historyCacheMin is the shortest list whose scan is remembered.
+const historyCacheMin = 64
 
-// validate is validateChatHistory, resuming a remembered scan.
-func (hc *historyCache) validate(msgs []Message) error {
-	if len(msgs) < historyCacheMin {
-		return validateChatHistory(msgs)
+// validate is validateChatHistory of msgs, resuming a remembered scan.
+func (historyCache) validate(msgs MessageList) error {
+	if msgs.Len() < historyCacheMin {
+		return validateChatHistory(msgs.Slice())
 	}
-	key := weak.Make(&msgs[0])
-	hc.mu.Lock()
-	s, ok := hc.m[key]
-	hc.mu.Unlock()
-	if !ok || s.n > len(msgs) || s.n == 0 || msgs[s.n-1].ID != s.lastID {
-		s = historyScan{}
+	var stack [64]*listNode
+	todo := stack[:0]
+	var s historyScan
+	for n := msgs.n; n != nil; n = n.prev {
+		if p, ok := n.hist.Load().(*historyScan); ok {
+			s = *p
+			break
+		}
+		todo = append(todo, n)
 	}
-	// the remembered copy of open may be resumed by another call at the
-	// same time: copy before swapping
+	// a remembered open list may be resumed by another call at the same
+	// time: copy before swapping
 	s.cloned = false
-	if !s.scan(msgs) {
-		return checkEveryCallAnswered(msgs)
+	for k := len(todo) - 1; k >= 0; k-- {
+		t := todo[k]
+		if !s.scan(t.items) {
+			return checkEveryCallAnswered(msgs.Slice())
+		}
+		kept := s
+		kept.cloned = false
+		t.hist.Store(&kept)
 	}
-	hc.mu.Lock()
-	if hc.m == nil || len(hc.m) >= historyCacheSize {
-		hc.m = map[weak.Pointer[Message]]historyScan{}
-	}
-	hc.m[key] = s
-	hc.mu.Unlock()
 	if !s.complete() {
-		return checkEveryCallAnswered(msgs)
+		return checkEveryCallAnswered(msgs.Slice())
 	}
 	return nil
 }
@@ -506,18 +507,18 @@ func (a *reactAgent) model(ctx context.Context, state State) (ChatModel, error) 
 
 // callModel is the "agent" node (call_model).
 func (a *reactAgent) callModel(ctx context.Context, state State) (any, error) {
-	var msgs []Message
+	var msgs MessageList
 	if a.cfg.PreModelHook != nil {
 		if v, ok := state["llm_input_messages"]; ok && v != nil {
-			m, err := MessagesFromValue(v)
+			m, err := messageListFromValue(v)
 			if err != nil {
 				return nil, fmt.Errorf("llm_input_messages: %w", err)
 			}
 			msgs = m
 		}
 	}
-	if len(msgs) == 0 {
-		m, err := MessagesFromValue(state["messages"])
+	if msgs.Len() == 0 {
+		m, err := messageListFromValue(state["messages"])
 		if err != nil {
 			return nil, fmt.Errorf("messages: %w", err)
 		}
@@ -574,6 +575,9 @@ func (a *reactAgent) moreStepsNeeded(state State, resp Message) bool {
 }
 
 func lastMessage(state State) (Message, bool) {
+	if l, ok := state["messages"].(MessageList); ok {
+		return l.Last()
+	}
 	msgs, _ := MessagesFromValue(state["messages"])
 	if len(msgs) == 0 {
 		return Message{}, false
@@ -653,13 +657,12 @@ func (a *reactAgent) postModelHookRouter(entry string) RouterFunc {
 
 func (a *reactAgent) routeToolResponses(entry string) RouterFunc {
 	return func(_ context.Context, state State) (any, error) {
-		msgs, err := MessagesFromValue(state["messages"])
+		msgs, err := messageListFromValue(state["messages"])
 		if err != nil {
 			return nil, err
 		}
 		var m Message
-		for i := len(msgs) - 1; i >= 0; i-- {
-			m = msgs[i]
+		for _, m = range msgs.Backward() {
 			if m.Type != TypeTool {
 				break
 			}
@@ -695,7 +698,7 @@ func (a *reactAgent) structuredResponse(ctx context.Context, state State) (any, 
 	if so, ok := model.(StructuredOutputModel); ok && so.StructuredOutputMethod() == "json_schema" {
 		return a.structuredFromJSON(ctx, model, msgs)
 	}
-	resp, err := Generate(ctx, model, ModelRequest{Messages: msgs, Tools: []ToolSchema{StructuredOutputTool(rf.Schema)}, ToolChoice: "any"})
+	resp, err := Generate(ctx, model, ModelRequest{Messages: listOf(msgs), Tools: []ToolSchema{StructuredOutputTool(rf.Schema)}, ToolChoice: "any"})
 	if err != nil {
 		return nil, err
 	}
@@ -734,7 +737,7 @@ func (a *reactAgent) structuredFromJSON(ctx context.Context, model ChatModel, ms
 	if a.structSchema != nil {
 		js.Set("strict", true)
 	}
-	resp, err := Generate(ctx, model, ModelRequest{Messages: msgs, ResponseFormat: NewObject("type", "json_schema", "json_schema", js)})
+	resp, err := Generate(ctx, model, ModelRequest{Messages: listOf(msgs), ResponseFormat: NewObject("type", "json_schema", "json_schema", js)})
 	if err != nil {
 		return nil, err
 	}

@@ -57,8 +57,9 @@ func TestPropHistoryCompleteIsSound(t *testing.T) {
 }
 
 // TestPropHistoryCacheResumes checks the remembered scans: validating the
-// growing prefixes of one list (as the model calls of a thread growing in
-// place do), and now and then a shorter view of it, gives the full check's
+// growing prefixes of one list (as the model calls of a thread do, each
+// list sharing the nodes of the one before), and now and then a shorter
+// view of it (a fork), gives the full check's
 // verdict every time. Histories are mostly of the usual shape (each AI
 // message's calls answered right after it, in any order), with now and
 // then a call left unanswered or an answer to an older call.
@@ -99,6 +100,7 @@ func TestPropHistoryCacheResumes(t *testing.T) {
 		}
 		n := len(msgs)
 		var hc historyCache
+		lists := map[int]MessageList{}
 		k := rapid.IntRange(historyCacheMin, n).Draw(t, "first length")
 		for range rapid.IntRange(2, 30).Draw(t, "calls of the model") {
 			if rapid.IntRange(0, 4).Draw(t, "shorter view") == 0 {
@@ -108,7 +110,17 @@ func TestPropHistoryCacheResumes(t *testing.T) {
 			}
 			view := msgs[:k:k]
 			want := validateChatHistory(view)
-			if got := hc.validate(view); (got == nil) != (want == nil) {
+			// the list of the first k messages, appended to the longest
+			// list made before that is no longer (so lists share nodes,
+			// and a shorter view followed by growth forks)
+			j := 0
+			for l := range lists {
+				if l <= k && l > j {
+					j = l
+				}
+			}
+			lists[k] = lists[j].Append(msgs[j:k]...)
+			if got := hc.validate(lists[k]); (got == nil) != (want == nil) {
 				t.Fatalf("validate(first %d) = %v, full check %v", k, got, want)
 			}
 		}

@@ -61,7 +61,7 @@ func TestDynamicModelAndRuntimeContext(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("messages mismatch (-want +got):\n%s", diff)
 	}
-	if c := premium.Calls(); len(c) != 1 || c[0].Request.Messages[0].Text() != "note: vip" || len(c[0].Request.Tools) != 1 {
+	if c := premium.Calls(); len(c) != 1 || c[0].Request.Messages.At(0).Text() != "note: vip" || len(c[0].Request.Tools) != 1 {
 		t.Errorf("premium calls = %+v, want one with the prompt and the tool bound", c)
 	}
 	if diff := cmp.Diff([]int{1, 3}, prompts); diff != "" {

@@ -28,6 +28,26 @@ func (AddMessagesReducer) Reduce(current, update any) (any, error) {
 // ID one from ids, before the write is applied or streamed: in a copy of
 // the list, or with inPlace in the list itself when it is a []Message.
 func (AddMessagesReducer) normalizeWrite(v any, ids idSource, inPlace bool) (any, error) {
+	if l, ok := v.(MessageList); ok {
+		// the leading nodes whose messages all have their IDs are kept
+		// as they are (shared); the messages after them are copied, and
+		// those without an ID get theirs, in order
+		keep := l.n
+		for keep != nil && keep.chainFlags()&flagMissingID != 0 {
+			keep = keep.prev
+		}
+		if keep == l.n {
+			return l, nil
+		}
+		head := MessageList{n: keep}
+		rest := l.Since(head.Len())
+		for i := range rest {
+			if rest[i].ID == "" {
+				rest[i].ID = ids.nextID()
+			}
+		}
+		return head.appendOwned(rest), nil
+	}
 	msgs, err := MessagesFromValue(v)
 	if err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ import (
 type echoModel struct{}
 
 func (echoModel) Generate(_ context.Context, req engine.ModelRequest) (engine.Message, error) {
-	last := req.Messages[len(req.Messages)-1]
+	last := req.Messages.At(req.Messages.Len() - 1)
 	if last.Type == engine.TypeTool {
 		return engine.AIMessage("done " + last.Content.String()), nil
 	}

@@ -183,7 +183,6 @@ func (r *run) snapshot() *CheckpointSnapshot {
 		case *messagesChan:
 			state[c] = int64(ch.prefix)
 			ch.resetPrefix()
-			r.rememberList(c, ch)
 		}
 	}
 	s.ts = g.clock.Now().UTC()

@@ -11,13 +11,36 @@ import (
 // and checkpoints: treat them as read-only and return new values in updates.
 type State map[string]any
 
-// Messages returns the messages under key ("messages" when key is empty).
+// Messages returns the messages under key ("messages" when key is empty):
+// a MessageList's as one slice (see MessageList.Slice), which the caller
+// must not modify, or a []Message as it is.
 func (s State) Messages(key string) []Message {
 	if key == "" {
 		key = "messages"
 	}
-	msgs, _ := s[key].([]Message)
-	return msgs
+	switch v := s[key].(type) {
+	case MessageList:
+		return v.Slice()
+	case []Message:
+		return v
+	}
+	return nil
+}
+
+// List returns the messages under key ("messages" when key is empty) as a
+// MessageList: the channel's own list (no copy), or a []Message in a new
+// list.
+func (s State) List(key string) MessageList {
+	if key == "" {
+		key = "messages"
+	}
+	switch v := s[key].(type) {
+	case MessageList:
+		return v
+	case []Message:
+		return NewMessageList(v...)
+	}
+	return MessageList{}
 }
 
 // Clone returns a shallow copy of the state.
@@ -200,6 +223,8 @@ func valueForJSON(v any) any {
 		return t.ToValue()
 	case []Message:
 		return MessagesToValue(t)
+	case MessageList:
+		return MessagesToValue(t.Slice())
 	case State:
 		return t.ToValue()
 	case InterruptValue:

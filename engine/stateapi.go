@@ -129,7 +129,6 @@ func (g *Graph) snapshot(ctx context.Context, cfg Config, saved *CheckpointTuple
 		return &StateSnapshot{Values: State{}, Config: CheckpointConfig{ThreadID: cfg.ThreadID}}, nil
 	}
 	r := g.readRun(ctx, cfg, saved)
-	defer r.releaseLists()
 	r.step = saved.Metadata.Step + 1
 	r.stop = r.step + 2
 	tasks, err := r.prepareTasks(true)
@@ -248,8 +247,7 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 		return CheckpointConfig{}, fmt.Errorf("update state: thread %q has no checkpoint %q", cfg.ThreadID, cfg.CheckpointID)
 	}
 	r, step := g.updateRun(ctx, cfg, saved)
-	defer r.releaseLists()
-	r.seed, _ = g.seeds.seed(cfg.ThreadID, values)
+	r.seed = g.seeds.seed(cfg.ThreadID, values)
 	r.step, r.stop = step+1, step+3
 
 	if values == nil && asNode == End {

@@ -487,6 +487,15 @@ func (n *ToolNode) parseInput(input any) ([]ToolCall, callStates, inputKind, err
 			return nil, callStates{}, 0, err
 		}
 		return calls, callStates{shared: State{n.opts.MessagesKey: t}}, inputList, nil
+	case MessageList:
+		if t.Len() == 0 {
+			return nil, callStates{}, 0, NewError("ValueError", "No message found in input")
+		}
+		calls, err := lastAICallsOf(t)
+		if err != nil {
+			return nil, callStates{}, 0, err
+		}
+		return calls, callStates{shared: State{n.opts.MessagesKey: t}}, inputList, nil
 	case State:
 		return n.parseState(t)
 	case map[string]any:
@@ -501,6 +510,17 @@ func (n *ToolNode) parseState(s State) ([]ToolCall, callStates, inputKind, error
 	if !ok || raw == nil {
 		return nil, callStates{}, 0, NewError("ValueError", "No message found in input")
 	}
+	if l, ok := raw.(MessageList); ok {
+		// the channel's list: read from its end, not copied
+		if l.Len() == 0 {
+			return nil, callStates{}, 0, NewError("ValueError", "No message found in input")
+		}
+		calls, err := lastAICallsOf(l)
+		if err != nil {
+			return nil, callStates{}, 0, err
+		}
+		return calls, callStates{shared: s}, inputDict, nil
+	}
 	msgs, err := MessagesFromValue(raw)
 	if err != nil {
 		return nil, callStates{}, 0, fmt.Errorf("tool node input %q: %w", n.opts.MessagesKey, err)
@@ -513,6 +533,16 @@ func (n *ToolNode) parseState(s State) ([]ToolCall, callStates, inputKind, error
 		return nil, callStates{}, 0, err
 	}
 	return calls, callStates{shared: s}, inputDict, nil
+}
+
+// lastAICallsOf is lastAICalls of a MessageList, read from its end.
+func lastAICallsOf(l MessageList) ([]ToolCall, error) {
+	for _, m := range l.Backward() {
+		if m.Type == TypeAI {
+			return m.ToolCalls, nil
+		}
+	}
+	return nil, NewError("ValueError", "No AIMessage found in input")
 }
 
 func lastAICalls(msgs []Message) ([]ToolCall, error) {
@@ -1042,8 +1072,11 @@ func ToolsCondition(messagesKey string) RouterFunc {
 	return func(_ context.Context, state State) (any, error) {
 		var msgs []Message
 		if arg, ok := state[SendArgKey]; ok {
-			if m, ok := arg.([]Message); ok {
+			switch m := arg.(type) {
+			case []Message:
 				msgs = m
+			case MessageList:
+				msgs = m.Slice()
 			}
 		} else {
 			raw := state[messagesKey]

@@ -105,7 +105,7 @@ func TestTypedToolInAgent(t *testing.T) {
 	if diff := cmp.Diff(wantArgs, seen, cmp.AllowUnexported(tripArgs{})); diff != "" {
 		t.Errorf("arguments mismatch (-want +got):\n%s", diff)
 	}
-	msgs := res.Values["messages"].([]engine.Message)
+	msgs := res.Values.Messages("messages")
 	var toolMsg string
 	for _, m := range msgs {
 		if m.Type == "tool" {

@@ -93,6 +93,8 @@ func (n *ValidationNode) Invoke(ctx context.Context, input any) (any, error) {
 	switch t := input.(type) {
 	case []Message:
 		msgs, list = t, true
+	case MessageList:
+		msgs, list = t.Slice(), true
 	case State:
 		m, err := MessagesFromValue(t["messages"])
 		if err != nil {

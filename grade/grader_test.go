@@ -189,17 +189,17 @@ func TestJudgeGrader(t *testing.T) {
 			if diff := cmp.Diff([]Result{tt.want}, got); diff != "" {
 				t.Errorf("Grade (%s) mismatch (-want +got):\n%s", tt.reason, diff)
 			}
-			if len(req.Messages) != 2 {
-				t.Fatalf("judge got %d messages, want a system and a human one", len(req.Messages))
+			if req.Messages.Len() != 2 {
+				t.Fatalf("judge got %d messages, want a system and a human one", req.Messages.Len())
 			}
 			for _, p := range tt.prompt {
-				if !strings.Contains(req.Messages[0].Text(), p) {
-					t.Errorf("judge's instructions (%s) lack %q:\n%s", tt.reason, p, req.Messages[0].Text())
+				if !strings.Contains(req.Messages.At(0).Text(), p) {
+					t.Errorf("judge's instructions (%s) lack %q:\n%s", tt.reason, p, req.Messages.At(0).Text())
 				}
 			}
 			for _, p := range tt.input {
-				if !strings.Contains(req.Messages[1].Text(), p) {
-					t.Errorf("judge's input (%s) lacks %q:\n%s", tt.reason, p, req.Messages[1].Text())
+				if !strings.Contains(req.Messages.At(1).Text(), p) {
+					t.Errorf("judge's input (%s) lacks %q:\n%s", tt.reason, p, req.Messages.At(1).Text())
 				}
 			}
 		})

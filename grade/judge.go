@@ -106,10 +106,10 @@ func (env Env) judge(ctx context.Context, i int, j *Judge, o *Observed) (Score, 
 	if err != nil {
 		return Score{}, fmt.Errorf("judge model: %w", err)
 	}
-	req := engine.ModelRequest{Messages: []engine.Message{
+	req := engine.ModelRequest{Messages: engine.NewMessageList(
 		engine.SystemMessage(JudgeInstructions(j)),
 		engine.HumanMessage(JudgeInput(j, o)),
-	}}
+	)}
 	msg, err := model.Generate(ctx, req)
 	if err != nil {
 		return Score{}, fmt.Errorf("judge model: %w", err)

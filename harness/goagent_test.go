@@ -62,7 +62,7 @@ func loopTurn(ctx context.Context, env harness.GoAgentEnv, msgs []engine.Message
 	}
 	var added []engine.Message
 	for range 5 {
-		ai, err := env.Model.Generate(ctx, engine.ModelRequest{Messages: append(append([]engine.Message{engine.SystemMessage(env.Prompt)}, msgs...), added...)})
+		ai, err := env.Model.Generate(ctx, engine.ModelRequest{Messages: engine.NewMessageList(append(append([]engine.Message{engine.SystemMessage(env.Prompt)}, msgs...), added...)...)})
 		if err != nil {
 			return nil, err
 		}

@@ -61,7 +61,7 @@ func reportP50(b *testing.B, d []time.Duration) {
 // process, no HTTP.
 func BenchmarkDirectScripted(b *testing.B) {
 	m := llm.NewScripted("m", benchScript(b))
-	req := engine.ModelRequest{Messages: benchMessages()}
+	req := engine.ModelRequest{Messages: engine.NewMessageList(benchMessages()...)}
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
@@ -91,7 +91,7 @@ func BenchmarkServeChatEngineClient(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := engine.ModelRequest{Messages: benchMessages()}
+	req := engine.ModelRequest{Messages: engine.NewMessageList(benchMessages()...)}
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
@@ -176,7 +176,7 @@ func BenchmarkServeChatStreamEngineClient(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := engine.ModelRequest{Messages: benchMessages()}
+	req := engine.ModelRequest{Messages: engine.NewMessageList(benchMessages()...)}
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()

@@ -82,7 +82,7 @@ func (s *Script) Answer(ctx context.Context, req *Request) (Reply, error) {
 		return Reply{}, fmt.Errorf("%s: %w", req, err)
 	}
 	s.mu.Lock()
-	msg, err := s.model.Generate(ctx, engine.ModelRequest{Messages: req.Messages})
+	msg, err := s.model.Generate(ctx, engine.ModelRequest{Messages: engine.NewMessageList(req.Messages...)})
 	if err == nil || ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
 		s.n++ // Generate records every call but one whose ctx is done
 	}

@@ -91,7 +91,7 @@ func TestTurnsThroughEngineClients(t *testing.T) {
 			var got []engineAnswer
 			msgs := []engine.Message{engine.HumanMessage("weather and time?")}
 			for range tc.want {
-				m, err := model.Generate(context.Background(), engine.ModelRequest{Messages: msgs})
+				m, err := model.Generate(context.Background(), engine.ModelRequest{Messages: engine.NewMessageList(msgs...)})
 				if err != nil {
 					t.Fatalf("Generate: %v", err)
 				}
@@ -185,7 +185,7 @@ func ExampleNewTurns() {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	model, _ := llm.New("openai:gpt-4.1-mini", llm.Options{APIKey: "sk-test-key", BaseURL: ts.URL + "/v1", LookupEnv: noEnv})
-	m, err := model.Generate(context.Background(), engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("weather in Paris?")}})
+	m, err := model.Generate(context.Background(), engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("weather in Paris?"))})
 	if err != nil {
 		fmt.Println(err)
 		return

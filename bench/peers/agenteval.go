@@ -165,8 +165,8 @@ type aeModel struct{ rule Rule }
 // Generate answers one call.
 func (m aeModel) Generate(_ context.Context, req engine.ModelRequest) (engine.Message, error) {
 	done := 0
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		t := req.Messages[i].Type
+	for _, m := range req.Messages.Backward() {
+		t := m.Type
 		if t == engine.TypeHuman {
 			break
 		}
@@ -250,7 +250,7 @@ func aeReact(kind string, k int) func(context.Context, string) (*Op, error) {
 				if err != nil {
 					return err
 				}
-				if got := len(res.Values.Messages("messages")); got != 2*k+2 {
+				if got := res.Values.List("messages").Len(); got != 2*k+2 {
 					return fmt.Errorf("agent run ended with %d messages, want %d", got, 2*k+2)
 				}
 				return nil
@@ -310,7 +310,7 @@ func aeThread(kind, from string, m int) func(context.Context, string) (*Op, erro
 		question := engine.HumanMessage(Question)
 		op := &Op{Units: 1, Close: closeSaver}
 		check := func(res *engine.Result, want int) error {
-			if got := len(res.Values.Messages("messages")); got != want {
+			if got := res.Values.List("messages").Len(); got != want {
 				return fmt.Errorf("turn ended with %d messages, want %d", got, want)
 			}
 			return nil
@@ -323,7 +323,9 @@ func aeThread(kind, from string, m int) func(context.Context, string) (*Op, erro
 			return aeLines(msgs[len(msgs)-4:]) // the question and the turn
 		}
 		if sv == nil {
-			input := engine.State{"messages": append(append([]engine.Message(nil), hist...), question)}
+			// the thread as a MessageList, as a caller that keeps it
+			// between turns holds it: the run adds to it without copying
+			input := engine.State{"messages": engine.NewMessageList(hist...).Append(question)}
 			op.Run = func(ctx context.Context) error {
 				res, err := agent.Invoke(ctx, input, engine.Config{})
 				if err != nil {

@@ -546,9 +546,9 @@ func (s *SQLite) Put(ctx context.Context, cfg engine.CheckpointConfig, cp *engin
 	s.stats.PayloadBytes += put.bytes
 	s.remember(key, put.th.tid, out.CheckpointID, put.bases)
 	for _, b := range put.bases {
-		// the list's first len(b.msgs) elements are these messages: a
+		// the list's first b.list.Len() elements are these messages: a
 		// run reading the checkpoint back need not decode them
-		s.decoded.put(put.th.tid, b.id, b.msgs[:len(b.msgs):len(b.msgs)])
+		s.decoded.put(put.th.tid, b.id, b.list)
 	}
 	return out, nil
 }

@@ -38,6 +38,10 @@ import (
 //	                                               the first n elements of a stored list
 //	                                               (the checkpoint's own message list)
 //	                                               followed by tail
+//	msglist         engine.MessageList            [message...]
+//	msglist+        engine.MessageList            {"list": id, "n": n, "tail": [message...]}:
+//	                                               as messages+, for a list that shares
+//	                                               the stored list's first n messages
 //	message         engine.Message                message
 //	message*        *engine.Message               null or message
 //	state, map      engine.State, map[string]any  null or [[key, envelope]...], keys sorted
@@ -199,7 +203,7 @@ type messagesRefRec struct {
 // instead of repeating its messages.
 type baseList struct {
 	id   int64
-	msgs []engine.Message
+	list engine.MessageList
 }
 
 // encoder encodes values, referring to bases for long message lists.
@@ -256,19 +260,28 @@ func (e *encoder) encode(v any, path string) (json.RawMessage, error) {
 		if t == nil {
 			return wrap("messages", nil)
 		}
-		if ref, ok := e.reference(t); ok {
-			tail, err := messageRecs(t[ref.N:], path)
-			if err != nil {
-				return nil, err
-			}
-			ref.Tail = tail
-			return wrapValue("messages+", ref)
-		}
 		recs, err := messageRecs(t, path)
 		if err != nil {
 			return nil, err
 		}
 		return wrapValue("messages", recs)
+	case engine.MessageList:
+		if ref, ok := e.reference(t); ok {
+			tail, err := messageRecs(t.Since(ref.N), path)
+			if err != nil {
+				return nil, err
+			}
+			ref.Tail = tail
+			return wrapValue("msglist+", ref)
+		}
+		recs, err := messageRecs(t.Slice(), path)
+		if err != nil {
+			return nil, err
+		}
+		if recs == nil {
+			recs = []messageRec{}
+		}
+		return wrapValue("msglist", recs)
 	case engine.Message:
 		rec, err := encodeMessage(t, path)
 		if err != nil {
@@ -405,11 +418,12 @@ func (e *encoder) mapPairs(m map[string]any, path string) ([]pair, error) {
 	return pairs, nil
 }
 
-// reference finds the base list sharing the longest prefix with msgs.
-func (e *encoder) reference(msgs []engine.Message) (messagesRefRec, bool) {
+// reference finds the base list sharing the longest prefix with l (the
+// messages the lists share by construction: MessageList.SharedPrefix).
+func (e *encoder) reference(l engine.MessageList) (messagesRefRec, bool) {
 	best := messagesRefRec{}
 	for _, b := range e.bases {
-		if n := commonPrefix(msgs, b.msgs); n > best.N {
+		if n := l.SharedPrefix(b.list); n > best.N {
 			best = messagesRefRec{List: b.id, N: n}
 		}
 	}
@@ -684,8 +698,8 @@ func encodeMessage(m engine.Message, path string) (messageRec, error) {
 	return rec, nil
 }
 
-// resolver returns the first n elements of a stored list.
-type resolver func(list int64, n int) ([]engine.Message, error)
+// resolver returns the first n elements of a stored message list.
+type resolver func(list int64, n int) (engine.MessageList, error)
 
 // decoder decodes envelopes; resolve reads stored lists for messages+.
 type decoder struct {
@@ -799,8 +813,38 @@ func (d *decoder) decodeEnvelope(env envelope) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := make([]engine.Message, 0, len(head)+len(tail))
-		return append(append(out, head...), tail...), nil
+		out := make([]engine.Message, 0, head.Len()+len(tail))
+		for _, m := range head.All() {
+			out = append(out, m)
+		}
+		return append(out, tail...), nil
+	case "msglist":
+		var recs []messageRec
+		if err := json.Unmarshal(raw, &recs); err != nil {
+			return nil, err
+		}
+		msgs, err := decodeMessages(recs)
+		if err != nil {
+			return nil, err
+		}
+		return engine.NewMessageList(msgs...), nil
+	case "msglist+":
+		var ref messagesRefRec
+		if err := json.Unmarshal(raw, &ref); err != nil {
+			return nil, err
+		}
+		if d.resolve == nil {
+			return nil, errNoResolver
+		}
+		head, err := d.resolve(ref.List, ref.N)
+		if err != nil {
+			return nil, err
+		}
+		tail, err := decodeMessages(ref.Tail)
+		if err != nil {
+			return nil, err
+		}
+		return head.Append(tail...), nil
 	case "message", "message*":
 		if env.T == "message*" && isNull(raw) {
 			return (*engine.Message)(nil), nil

@@ -127,7 +127,7 @@ func genValue(depth int) *rapid.Generator[any] {
 			return genJSON(0).Draw(t, "leaf")
 		}
 		d := depth - 1
-		switch rapid.IntRange(0, 16).Draw(t, "value_kind") {
+		switch rapid.IntRange(0, 17).Draw(t, "value_kind") {
 		case 0, 1:
 			return genJSON(depth).Draw(t, "json")
 		case 2:
@@ -178,6 +178,8 @@ func genValue(depth int) *rapid.Generator[any] {
 			return rapid.SliceOfN(rapid.Custom(func(t *rapid.T) engine.InterruptValue {
 				return engine.InterruptValue{Value: genValue(d).Draw(t, "value"), ID: genString().Draw(t, "id")}
 			}), 0, 3).Draw(t, "interrupts")
+		case 17:
+			return engine.NewMessageList(rapid.SliceOfN(genMessage(d), 0, 3).Draw(t, "message_list")...)
 		default:
 			if rapid.Bool().Draw(t, "nil_strings") {
 				return []string(nil)
@@ -206,18 +208,29 @@ func FuzzSQLiteValueRoundTrip(f *testing.F) {
 
 func propSQLiteValueRoundTrip(t *rapid.T) {
 	v := genValue(3).Draw(t, "value")
-	base := rapid.SliceOfN(genMessage(1), 0, 8).Draw(t, "stored_list")
-	// a value holding the stored list's first k messages and a tail
-	k := rapid.IntRange(0, len(base)).Draw(t, "shared")
-	withRef := engine.Send{Node: "tools", Arg: engine.ToolCallWithContext{State: engine.State{"messages": append(base[:k:k], rapid.SliceOfN(genMessage(1), 0, 2).Draw(t, "tail")...), "other": v}}}
-	enc := &encoder{bases: []baseList{{id: 7, msgs: base}}}
-	dec := &decoder{resolve: func(list int64, n int) ([]engine.Message, error) {
-		if list != 7 || n > len(base) {
-			return nil, fmt.Errorf("no stored list %d of %d messages", list, n)
+	msgs := rapid.SliceOfN(genMessage(1), 0, 8).Draw(t, "stored_list")
+	// the stored list as a channel holds it: appended in pieces
+	var base engine.MessageList
+	for k := 0; k < len(msgs); {
+		j := min(len(msgs), k+rapid.IntRange(1, 4).Draw(t, "piece"))
+		base = base.Append(msgs[k:j]...)
+		k = j
+	}
+	// values holding the stored list's first k messages and a tail: a
+	// MessageList made from it (stored by reference when it shares
+	// enough) and a plain slice
+	k := rapid.IntRange(0, len(msgs)).Draw(t, "shared")
+	tail := rapid.SliceOfN(genMessage(1), 0, 2).Draw(t, "tail")
+	withRef := engine.Send{Node: "tools", Arg: engine.ToolCallWithContext{State: engine.State{"messages": base.Prefix(k).Append(tail...), "other": v}}}
+	asSlice := engine.State{"messages": append(msgs[:k:k], tail...)}
+	enc := &encoder{bases: []baseList{{id: 7, list: base}}}
+	dec := &decoder{resolve: func(list int64, n int) (engine.MessageList, error) {
+		if list != 7 || n > base.Len() {
+			return engine.MessageList{}, fmt.Errorf("no stored list %d of %d messages", list, n)
 		}
-		return base[:n:n], nil
+		return base.Prefix(n), nil
 	}}
-	for _, want := range []any{v, withRef} {
+	for _, want := range []any{v, withRef, asSlice} {
 		raw, err := enc.encode(want, "value")
 		if err != nil {
 			t.Fatalf("encode %#v: %v", want, err)
@@ -244,10 +257,14 @@ func FuzzSQLiteDecode(f *testing.F) {
 		f.Add([]byte(raw))
 	}
 	f.Add([]byte(`{"t":"messages+","v":{"list":1,"n":3,"tail":[]}}`))
+	f.Add([]byte(`{"t":"msglist+","v":{"list":1,"n":3,"tail":[]}}`))
+	f.Add([]byte(`{"t":"msglist","v":[]}`))
 	f.Add([]byte(`{"t":"object","v":[[{"b":"/w=="},{"t":"int","v":1}]]}`))
 	f.Add([]byte(`{"t":"nope"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d := &decoder{resolve: func(int64, int) ([]engine.Message, error) { return []engine.Message{{Type: engine.TypeHuman}}, nil }}
+		d := &decoder{resolve: func(int64, int) (engine.MessageList, error) {
+			return engine.NewMessageList(engine.Message{Type: engine.TypeHuman}), nil
+		}}
 		v, err := d.decode(data)
 		if err != nil {
 			return

@@ -28,7 +28,8 @@ type checkpointBody struct {
 
 // channelRef says where a channel's value is stored: in the blob a
 // checkpoint of the thread wrote (Blob is its put number), or as the first
-// N elements of a stored list (List, with Kind "messages" for
+// N elements of a stored list (List, with Kind "msglist" for an
+// engine.MessageList, "messages" for
 // []engine.Message and "list" for []any).
 type channelRef struct {
 	Blob int64  `json:"b,omitempty"`
@@ -93,7 +94,7 @@ func (p *putTx) checkpoint(id, parentID string, cp *engine.Checkpoint, meta engi
 				// checkpoint can extend them; other lists when ListPrefix
 				// says how much of the parent's they keep
 				n, has := cp.ListPrefix[ch]
-				if _, isMsgs := v.([]engine.Message); isMsgs && !has {
+				if isMessageList(v) && !has {
 					n, has = 0, true
 				}
 				if has {
@@ -108,8 +109,8 @@ func (p *putTx) checkpoint(id, parentID string, cp *engine.Checkpoint, meta engi
 				continue
 			}
 			body.Values[ch] = ref
-			if msgs, isMsgs := v.([]engine.Message); isMsgs && ref.Kind == "messages" {
-				p.bases = append(p.bases, baseList{id: ref.List, msgs: msgs})
+			if l, isList := v.(engine.MessageList); isList && ref.Kind == "msglist" {
+				p.bases = append(p.bases, baseList{id: ref.List, list: l})
 			}
 		}
 		enc := &encoder{bases: p.bases}
@@ -199,6 +200,8 @@ func (p *putTx) reuse(parent *checkpointBody, cp *engine.Checkpoint, ch string, 
 // stored as rows.
 func listShape(v any) (kind string, n int, ok bool) {
 	switch t := v.(type) {
+	case engine.MessageList:
+		return "msglist", t.Len(), true
 	case []engine.Message:
 		return "messages", len(t), t != nil
 	case []any:
@@ -210,6 +213,12 @@ func listShape(v any) (kind string, n int, ok bool) {
 // element encodes element i of a list value.
 func element(v any, i int) ([]byte, error) {
 	switch t := v.(type) {
+	case engine.MessageList:
+		rec, err := encodeMessage(t.At(i), fmt.Sprintf("value[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		return marshal(rec)
 	case []engine.Message:
 		rec, err := encodeMessage(t[i], fmt.Sprintf("value[%d]", i))
 		if err != nil {
@@ -368,4 +377,14 @@ func (p *putTx) item(l *listRow, idx int) ([]byte, error) {
 		return nil, nil
 	}
 	return b, err
+}
+
+// isMessageList reports whether v is a message list: a channel's
+// MessageList, or a []engine.Message.
+func isMessageList(v any) bool {
+	switch v.(type) {
+	case engine.MessageList, []engine.Message:
+		return true
+	}
+	return false
 }

@@ -42,14 +42,13 @@ type reader struct {
 	tx    *sql.Tx
 	tid   int64
 	lists map[int64]*listRow
-	msgs  map[int64][]engine.Message
 	vals  map[int64][]any
 	// decoded is the saver's cache of message lists, shared by readers
 	decoded *decodedLists
 }
 
 func newReader(ctx context.Context, tx *sql.Tx, tid int64, decoded *decodedLists) *reader {
-	return &reader{ctx: ctx, tx: tx, tid: tid, lists: map[int64]*listRow{}, msgs: map[int64][]engine.Message{}, vals: map[int64][]any{}, decoded: decoded}
+	return &reader{ctx: ctx, tx: tx, tid: tid, lists: map[int64]*listRow{}, vals: map[int64][]any{}, decoded: decoded}
 }
 
 // decodedLists keeps the message lists the saver decoded most recently,
@@ -62,16 +61,16 @@ func newReader(ctx context.Context, tx *sql.Tx, tid int64, decoded *decodedLists
 type decodedLists struct {
 	max     int // messages it may hold; 0 keeps none
 	mu      sync.Mutex
-	entries map[listKey][]engine.Message
+	entries map[listKey]engine.MessageList
 	order   []listKey // least recently used first
 	total   int       // messages held
 }
 
 type listKey struct{ tid, list int64 }
 
-func (d *decodedLists) get(tid, list int64) []engine.Message {
+func (d *decodedLists) get(tid, list int64) engine.MessageList {
 	if d == nil {
-		return nil
+		return engine.MessageList{}
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -83,31 +82,31 @@ func (d *decodedLists) get(tid, list int64) []engine.Message {
 	return msgs
 }
 
-// put remembers msgs as the first len(msgs) elements of the list.
-func (d *decodedLists) put(tid, list int64, msgs []engine.Message) {
-	if d == nil || len(msgs) > d.max {
+// put remembers msgs as the first msgs.Len() elements of the list.
+func (d *decodedLists) put(tid, list int64, msgs engine.MessageList) {
+	if d == nil || msgs.Len() > d.max {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	k := listKey{tid, list}
 	if old, ok := d.entries[k]; ok {
-		if len(old) >= len(msgs) {
+		if old.Len() >= msgs.Len() {
 			d.touch(k)
 			return
 		}
-		d.total -= len(old)
+		d.total -= old.Len()
 	}
 	if d.entries == nil {
-		d.entries = map[listKey][]engine.Message{}
+		d.entries = map[listKey]engine.MessageList{}
 	}
 	d.entries[k] = msgs
-	d.total += len(msgs)
+	d.total += msgs.Len()
 	d.touch(k)
 	for d.total > d.max {
 		oldest := d.order[0]
 		d.order = d.order[1:]
-		d.total -= len(d.entries[oldest])
+		d.total -= d.entries[oldest].Len()
 		delete(d.entries, oldest)
 	}
 }
@@ -136,11 +135,19 @@ func (r *reader) tuple(key threadKey, row checkpointRow) (*engine.CheckpointTupl
 			var v any
 			var err error
 			switch {
-			case ref.List != 0 && ref.Kind == "messages":
-				var msgs []engine.Message
-				msgs, err = r.messages(ref.List, ref.N)
-				v = msgs
-				bases = append(bases, baseList{id: ref.List, msgs: msgs})
+			case ref.List != 0 && (ref.Kind == "msglist" || ref.Kind == "messages"):
+				// a MessageList comes back as one; a []engine.Message
+				// put as it was, as one slice
+				var l engine.MessageList
+				l, err = r.messages(ref.List, ref.N)
+				v = l
+				if ref.Kind == "messages" {
+					v = l.Slice()
+					if v.([]engine.Message) == nil {
+						v = []engine.Message{}
+					}
+				}
+				bases = append(bases, baseList{id: ref.List, list: l})
 			case ref.List != 0 && ref.Kind == "list":
 				v, err = resolveList(r, r.vals, decodeAnyElement, ref.List, ref.N)
 			case ref.Blob != 0:
@@ -215,21 +222,74 @@ func (r *reader) writes(id string) ([]engine.PendingWrite, error) {
 	return out, nil
 }
 
-// messages returns the first n messages of stored list id, decoding only
-// what the saver's cache does not hold.
-func (r *reader) messages(id int64, n int) ([]engine.Message, error) {
-	if have := r.decoded.get(r.tid, id); len(have) > len(r.msgs[id]) {
-		if len(have) >= n {
-			return have[:n:n], nil
-		}
-		r.msgs[id] = have
+// messages returns the first n messages of stored list id, decoding
+// only what the saver's cache does not hold: a list that extends another
+// (a fork's) starts from that list's messages, and a list that grew in
+// place since it was cached appends the new ones. The lists share their
+// messages (MessageList), so a run reading a long thread's newest or
+// forked checkpoint costs what the thread gained since.
+func (r *reader) messages(id int64, n int) (engine.MessageList, error) {
+	have := r.decoded.get(r.tid, id)
+	if have.Len() >= n {
+		return have.Prefix(n), nil
 	}
-	out, err := resolveList(r, r.msgs, decodeMessageElement, id, n)
+	l, err := r.listRow(id)
+	if err != nil {
+		return engine.MessageList{}, err
+	}
+	if n > l.tip {
+		return engine.MessageList{}, fmt.Errorf("stored list %d has %d elements, %d wanted", id, l.tip, n)
+	}
+	if l.base != 0 && have.Len() < min(n, l.baseLen) {
+		if have, err = r.messages(l.base, min(n, l.baseLen)); err != nil {
+			return engine.MessageList{}, err
+		}
+	}
+	if from := have.Len(); from < n {
+		raws, err := r.items(id, from, n)
+		if err != nil {
+			return engine.MessageList{}, err
+		}
+		msgs := make([]engine.Message, len(raws))
+		for i, b := range raws {
+			if msgs[i], err = decodeMessageElement(b); err != nil {
+				return engine.MessageList{}, fmt.Errorf("stored list %d element %d: %w", id, from+i, err)
+			}
+		}
+		have = have.Append(msgs...)
+	}
+	r.decoded.put(r.tid, id, have)
+	return have, nil
+}
+
+// items returns the stored elements [from, to) of list id's own rows.
+func (r *reader) items(id int64, from, to int) ([][]byte, error) {
+	rows, err := r.tx.QueryContext(r.ctx, "SELECT idx, value FROM list_items WHERE tid = ? AND list_id = ? AND idx >= ? AND idx < ? ORDER BY idx", r.tid, id, from, to)
 	if err != nil {
 		return nil, err
 	}
-	r.decoded.put(r.tid, id, r.msgs[id])
-	return out, nil
+	defer rows.Close()
+	var raws [][]byte
+	next := from
+	for rows.Next() {
+		var idx int
+		var b []byte
+		if err := rows.Scan(&idx, &b); err != nil {
+			return nil, err
+		}
+		if idx != next {
+			return nil, fmt.Errorf("stored list %d lacks element %d", id, next)
+		}
+		next++
+		raws = append(raws, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if next != to {
+		return nil, fmt.Errorf("stored list %d lacks element %d", id, next)
+	}
+	return raws, nil
 }
 
 func decodeMessageElement(b []byte) (engine.Message, error) {

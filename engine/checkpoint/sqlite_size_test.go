@@ -19,7 +19,7 @@ import (
 type agentThread struct {
 	s      *checkpoint.SQLite
 	thread string
-	msgs   []engine.Message
+	msgs   engine.MessageList
 	parent string
 	step   int
 }
@@ -27,7 +27,7 @@ type agentThread struct {
 // newAgentThread puts a first checkpoint holding n messages.
 func newAgentThread(tb testing.TB, s *checkpoint.SQLite, thread string, n int) *agentThread {
 	tb.Helper()
-	a := &agentThread{s: s, thread: thread, msgs: checkpointtest.SampleMessages(n)}
+	a := &agentThread{s: s, thread: thread, msgs: engine.NewMessageList(checkpointtest.SampleMessages(n)...)}
 	cp := &engine.Checkpoint{V: 4, ChannelValues: map[string]any{"messages": a.msgs}, ChannelVersions: map[string]int64{"messages": 1}, VersionsSeen: map[string]map[string]int64{}}
 	put, err := s.Put(context.Background(), engine.CheckpointConfig{ThreadID: thread}, cp, engine.CheckpointMetadata{Source: "input", Step: -1})
 	if err != nil {
@@ -40,20 +40,20 @@ func newAgentThread(tb testing.TB, s *checkpoint.SQLite, thread string, n int) *
 // stepLists are the message lists of one superstep: the checkpoint's,
 // and the one in its pending write (the checkpoint's plus one message).
 type stepLists struct {
-	msgs, withNext []engine.Message
+	msgs, withNext engine.MessageList
 }
 
 // lists returns the lists of the superstep after prev: prev plus message i
 // (an AI message with a call, then a tool message, alternately, the same
-// whatever the thread's length), each in its own memory as the
-// add_messages reducer makes them.
-func lists(prev []engine.Message, i int) stepLists {
+// whatever the thread's length), each sharing prev's messages as the
+// messages channel's lists do.
+func lists(prev engine.MessageList, i int) stepLists {
 	msg := checkpointtest.SampleMessage(1 + i%2)
 	msg.ID = fmt.Sprint("step-", i)
-	msgs := append(prev[:len(prev):len(prev)], msg)
+	msgs := prev.Append(msg)
 	next := checkpointtest.SampleMessage(1)
 	next.ID = fmt.Sprint("write-", i)
-	return stepLists{msgs: msgs, withNext: append(msgs[:len(msgs):len(msgs)], next)}
+	return stepLists{msgs: msgs, withNext: msgs.Append(next)}
 }
 
 // superstep puts the checkpoint of one superstep and its task's writes.
@@ -61,7 +61,7 @@ func (a *agentThread) superstep(ctx context.Context, l stepLists) error {
 	a.step++
 	prev := a.msgs
 	a.msgs = l.msgs
-	msg := l.msgs[len(l.msgs)-1]
+	msg, _ := l.msgs.Last()
 	v := int64(a.step + 1)
 	cp := &engine.Checkpoint{
 		V:               4,
@@ -70,7 +70,7 @@ func (a *agentThread) superstep(ctx context.Context, l stepLists) error {
 		ChannelVersions: map[string]int64{"messages": v, "remaining_steps": 1, "branch:to:agent": v},
 		VersionsSeen:    map[string]map[string]int64{"agent": {"messages": v - 1}, "tools": {"__pregel_tasks": v - 1}},
 		UpdatedChannels: []string{"messages"},
-		ListPrefix:      map[string]int{"messages": len(prev)},
+		ListPrefix:      map[string]int{"messages": prev.Len()},
 	}
 	state := engine.State{"messages": a.msgs, "remaining_steps": 25}
 	if msg.Type == engine.TypeAI {
@@ -84,7 +84,7 @@ func (a *agentThread) superstep(ctx context.Context, l stepLists) error {
 		return err
 	}
 	a.parent = put.CheckpointID
-	next := l.withNext[len(l.withNext)-1]
+	next, _ := l.withNext.Last()
 	writes := []engine.PendingWrite{
 		{Channel: "messages", Value: []engine.Message{next}},
 		{Channel: "__pregel_tasks", Value: engine.Send{Node: "tools", Arg: engine.ToolCallWithContext{Call: next.ToolCalls[0], State: engine.State{"messages": l.withNext, "remaining_steps": 24}}}},

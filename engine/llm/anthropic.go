@@ -184,7 +184,7 @@ func (m *Anthropic) request(req engine.ModelRequest) (anthropic.MessageNewParams
 	if req.ResponseFormat != nil {
 		return p, nil, false, errors.New("response_format is not supported by the Anthropic Messages API; use a structured-output tool")
 	}
-	system, msgs, err := anthropicMessages(req.Messages)
+	system, msgs, err := anthropicMessages(req.Messages.Slice())
 	if err != nil {
 		return p, nil, false, err
 	}

@@ -61,7 +61,7 @@ func TestResponseBodyIsBounded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = m.Generate(context.Background(), engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("hi")}})
+			_, err = m.Generate(context.Background(), engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("hi"))})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Generate = %v, want an error containing %q", err, tc.want)
 			}

@@ -200,7 +200,7 @@ func (m *OpenAI) transportError(err error) error {
 func (m *OpenAI) request(req engine.ModelRequest) (openai.ChatCompletionNewParams, []option.RequestOption, bool, error) {
 	p := openai.ChatCompletionNewParams{Model: shared.ChatModel(m.cfg.Model)}
 	stream := m.cfg.Stream
-	msgs, err := openaiMessages(req.Messages)
+	msgs, err := openaiMessages(req.Messages.Slice())
 	if err != nil {
 		return p, nil, false, err
 	}

@@ -58,7 +58,7 @@ func TestProviderToolsRequestBody(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req := engine.ModelRequest{Messages: hi, Tools: []engine.ToolSchema{providerTool(t, tc.tool)}}
+			req := engine.ModelRequest{Messages: engine.NewMessageList(hi...), Tools: []engine.ToolSchema{providerTool(t, tc.tool)}}
 			if tc.strict {
 				req.Options = engine.NewObject("strict", true)
 			}
@@ -82,7 +82,7 @@ func TestProviderToolsRequestBody(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := m.Generate(context.Background(), engine.ModelRequest{Messages: hi, Tools: []engine.ToolSchema{providerTool(t, tc.tool)}}); err != nil {
+			if _, err := m.Generate(context.Background(), engine.ModelRequest{Messages: engine.NewMessageList(hi...), Tools: []engine.ToolSchema{providerTool(t, tc.tool)}}); err != nil {
 				t.Fatal(err)
 			}
 			sameJSON(t, `{"model":"claude-test","max_tokens":1024,"messages":[{"role":"user","content":"hi"}],"tools":[`+tc.want+`]}`, tr.body)
@@ -93,7 +93,7 @@ func TestProviderToolsRequestBody(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = m.Generate(context.Background(), engine.ModelRequest{Messages: hi, Tools: []engine.ToolSchema{providerTool(t, `{"type":"code_interpreter","container":{"type":"auto"}}`)}})
+		_, err = m.Generate(context.Background(), engine.ModelRequest{Messages: engine.NewMessageList(hi...), Tools: []engine.ToolSchema{providerTool(t, `{"type":"code_interpreter","container":{"type":"auto"}}`)}})
 		if err == nil || !strings.Contains(err.Error(), "KeyError('function')") {
 			t.Errorf("Generate error = %v, want convert_to_anthropic_tool's KeyError('function')", err)
 		}

@@ -40,10 +40,10 @@ func TestRealAnthropicStreamedToolCall(t *testing.T) {
 	system, _ := body.Get("system")
 	question := "How many files in testdata/working_dir? Only output the number."
 	req := engine.ModelRequest{
-		Messages: []engine.Message{
-			{Type: engine.TypeSystem, Content: engine.Blocks(system.([]any)...)},
-			{Type: engine.TypeHuman, Content: engine.Blocks(jo("type", "text", "text", question))},
-		},
+		Messages: engine.NewMessageList(
+			engine.Message{Type: engine.TypeSystem, Content: engine.Blocks(system.([]any)...)},
+			engine.Message{Type: engine.TypeHuman, Content: engine.Blocks(jo("type", "text", "text", question))},
+		),
 		Tools:   toolsOf(t, body),
 		Options: jo("max_tokens", n(64000)),
 	}
@@ -69,8 +69,9 @@ func TestRealAnthropicStreamedToolCall(t *testing.T) {
 	}
 
 	result := engine.ToolMessage(engine.Blocks(jo("type", "text", "text", "FILE README.me")), "list_directory", call.ID)
-	req.Messages = append(req.Messages, got, result)
-	req.Messages[1] = engine.HumanMessage(question)
+	msgs := append(req.Messages.Slice(), got, result)
+	msgs[1] = engine.HumanMessage(question)
+	req.Messages = engine.NewMessageList(msgs...)
 	got, err = m.Generate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ func TestRealAnthropicToolUse(t *testing.T) {
 	rec, c := replayReal(t, "dd-trace-py/tests/contrib/anthropic/cassettes/anthropic_completion_tools.yaml", cassette.Options{})
 	m := anthropicModel(t, rec, "claude-3-opus-20240229", false)
 	got, err := m.Generate(context.Background(), engine.ModelRequest{
-		Messages: []engine.Message{engine.HumanMessage("What is the weather in San Francisco, CA?")},
+		Messages: engine.NewMessageList(engine.HumanMessage("What is the weather in San Francisco, CA?")),
 		Tools:    toolsOf(t, recordedBody(t, c, 0)),
 		Options:  jo("max_tokens", n(200)),
 	})
@@ -117,11 +118,11 @@ func TestRealAnthropicToolResult(t *testing.T) {
 	m := anthropicModel(t, rec, "claude-3-opus-20240229", false)
 	call := engine.ToolCall{Name: "get_weather", Args: jo("location", "San Francisco, CA"), ID: "toolu_01DYJo37oETVsCdLTTcCWcdq"}
 	got, err := m.Generate(context.Background(), engine.ModelRequest{
-		Messages: []engine.Message{
+		Messages: engine.NewMessageList(
 			engine.HumanMessage("What is the weather in San Francisco, CA?"),
-			{Type: engine.TypeAI, Content: engine.Blocks(jo("text", sfThinking, "type", "text")), ToolCalls: []engine.ToolCall{call}},
+			engine.Message{Type: engine.TypeAI, Content: engine.Blocks(jo("text", sfThinking, "type", "text")), ToolCalls: []engine.ToolCall{call}},
 			engine.ToolMessage(engine.Blocks(jo("type", "text", "text", "The weather is 73f")), "get_weather", call.ID),
-		},
+		),
 		Tools:   toolsOf(t, recordedBody(t, c, 0)),
 		Options: jo("max_tokens", n(500)),
 	})
@@ -141,7 +142,7 @@ func TestRealAnthropicStreamedTextThenToolUse(t *testing.T) {
 	rec, c := replayReal(t, "dd-trace-py/tests/contrib/anthropic/cassettes/anthropic_completion_tools_stream.yaml", cassette.Options{})
 	m := anthropicModel(t, rec, "claude-3-opus-20240229", true)
 	got, err := m.Generate(context.Background(), engine.ModelRequest{
-		Messages: []engine.Message{engine.HumanMessage("What is the weather in San Francisco, CA?")},
+		Messages: engine.NewMessageList(engine.HumanMessage("What is the weather in San Francisco, CA?")),
 		Tools:    toolsOf(t, recordedBody(t, c, 0)),
 		Options:  jo("max_tokens", n(200)),
 	})
@@ -174,7 +175,7 @@ func TestRealAnthropicBadRequest(t *testing.T) {
 	rec, _ := replayReal(t, "dd-trace-py/tests/contrib/anthropic/cassettes/anthropic_completion_error.yaml", cassette.Options{IgnoreFields: []string{"messages"}})
 	m := anthropicModel(t, rec, "claude-3-opus-20240229", false)
 	_, err := m.Generate(context.Background(), engine.ModelRequest{
-		Messages: []engine.Message{engine.HumanMessage("Invalid content")},
+		Messages: engine.NewMessageList(engine.HumanMessage("Invalid content")),
 		Options:  jo("max_tokens", n(15)),
 	})
 	var apiErr *llm.APIError
@@ -197,10 +198,10 @@ func TestRealAnthropicParallelToolUse(t *testing.T) {
 	m := anthropicModel(t, rec, "claude-haiku-4-5", false)
 	body := recordedBody(t, c, 0)
 	req := engine.ModelRequest{
-		Messages: []engine.Message{
+		Messages: engine.NewMessageList(
 			engine.SystemMessage(messageText(t, body, "system")),
 			engine.HumanMessage("Alice, Bob, Charlie and Daisy are a family. Who is the youngest?"),
-		},
+		),
 		Tools:      toolsOf(t, body),
 		ToolChoice: "auto",
 		Options:    jo("max_tokens", n(4096)),
@@ -226,9 +227,9 @@ func TestRealAnthropicParallelToolUse(t *testing.T) {
 	}, got)
 
 	results := []string{"alice is bob's wife", "bob is alice's husband", "charlie is alice's son", "daisy is bob's daughter and charlie's younger sister"}
-	req.Messages = append(req.Messages, got)
+	req.Messages = req.Messages.Append(got)
 	for i, id := range ids {
-		req.Messages = append(req.Messages, engine.ToolMessage(engine.Text(results[i]), "retrieve_entity_info", id))
+		req.Messages = req.Messages.Append(engine.ToolMessage(engine.Text(results[i]), "retrieve_entity_info", id))
 	}
 	got, err = m.Generate(context.Background(), req)
 	if err != nil {

@@ -40,11 +40,11 @@ func TestRealOpenAIStreamedToolCall(t *testing.T) {
 	}
 	body := recordedBody(t, c, 0)
 	req := engine.ModelRequest{
-		Messages: []engine.Message{
+		Messages: engine.NewMessageList(
 			engine.SystemMessage(messageText(t, body, "messages", 0, "content")),
 			engine.SystemMessage(messageText(t, body, "messages", 1, "content")),
 			engine.HumanMessage("How many files in testdata/working_dir? Only output the number."),
-		},
+		),
 		Tools:   toolsOf(t, body),
 		Options: jo("max_tokens", n(16384)),
 	}
@@ -69,7 +69,7 @@ func TestRealOpenAIStreamedToolCall(t *testing.T) {
 		t.Errorf("chunks = %d, first %+v, args %q; want 10 chunks (name, then 9 argument pieces)", len(chunks), chunks[0].ToolCall, args)
 	}
 
-	req.Messages = append(req.Messages, got, engine.ToolMessage(engine.Text("FILE README.me\n"), "list_directory", call.ID))
+	req.Messages = req.Messages.Append(got, engine.ToolMessage(engine.Text("FILE README.me\n"), "list_directory", call.ID))
 	got, err = m.Generate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -90,11 +90,11 @@ func TestRealMistralStreamedToolCall(t *testing.T) {
 	m := openaiModel(t, rec, llm.ProviderOpenAICompatible, "mistral-small", "https://api.mistral.ai/v1", true)
 	body := recordedBody(t, c, 0)
 	req := engine.ModelRequest{
-		Messages: []engine.Message{
+		Messages: engine.NewMessageList(
 			engine.SystemMessage(messageText(t, body, "messages", 0, "content")),
 			engine.SystemMessage(messageText(t, body, "messages", 1, "content")),
 			engine.HumanMessage("How many files in testdata/working_dir? Only output the number."),
-		},
+		),
 		Tools:   toolsOf(t, body),
 		Options: jo("max_tokens", n(32000)),
 	}
@@ -109,7 +109,7 @@ func TestRealMistralStreamedToolCall(t *testing.T) {
 		ResponseMetadata: jo("model_provider", "openai-compatible", "model_name", "mistral-small", "id", "e20c4dce919845929db0735edc760745", "finish_reason", "tool_calls"),
 	}, got)
 
-	req.Messages = append(req.Messages, got, engine.ToolMessage(engine.Text("FILE README.me\n"), "list_directory", call.ID))
+	req.Messages = req.Messages.Append(got, engine.ToolMessage(engine.Text("FILE README.me\n"), "list_directory", call.ID))
 	got, err = m.Generate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestRealOpenAIToolCall(t *testing.T) {
 	m := openaiModel(t, rec, "", "gpt-3.5-turbo", "", false)
 	body := recordedBody(t, c, 0)
 	got, err := m.Generate(context.Background(), engine.ModelRequest{
-		Messages:   []engine.Message{engine.HumanMessage(messageText(t, body, "messages", 0, "content"))},
+		Messages:   engine.NewMessageList(engine.HumanMessage(messageText(t, body, "messages", 0, "content"))),
 		Tools:      toolsOf(t, body),
 		ToolChoice: "auto",
 		Options:    jo("user", "ddtrace-test"),
@@ -153,7 +153,7 @@ func TestRealOpenAIToolCall(t *testing.T) {
 func TestRealOpenAIStreamedToolCallFixture(t *testing.T) {
 	rec, _ := replayReal(t, "dd-trace-py/tests/contrib/openai/cassettes/v1/chat_completion_tool_call_streamed.yaml", cassette.Options{IgnoreFields: []string{"*"}})
 	m := openaiModel(t, rec, "", "gpt-3.5-turbo", "", true)
-	got, err := m.Generate(context.Background(), engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("Who won the world series in 2020?")}})
+	got, err := m.Generate(context.Background(), engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("Who won the world series in 2020?"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,12 +177,12 @@ func TestRealOpenAIToolFollowUp(t *testing.T) {
 		"name", "David Nguyen", "major", "computer science", "school", "Stanford University", "grades", json.Number("3.8"),
 		"clubs", []any{"Chess Club", "South Asian Student Association"})}
 	got, err := m.Generate(context.Background(), engine.ModelRequest{
-		Messages: []engine.Message{
+		Messages: engine.NewMessageList(
 			engine.HumanMessage(messageText(t, body, "messages", 0, "content")),
 			engine.AIMessage("", call),
 			engine.ToolMessage(engine.Text(`{"status": "success", "gpa_verified": true}`), "extract_student_info", call.ID),
 			engine.HumanMessage("Can you summarize the student's academic performance?"),
-		},
+		),
 		Options: jo("user", "ddtrace-test"),
 	})
 	if err != nil {
@@ -202,12 +202,12 @@ func TestRealOpenAIAuthError(t *testing.T) {
 	rec, _ := replayReal(t, "dd-trace-py/tests/contrib/openai/cassettes/v1/chat_completion_error.yaml", cassette.Options{})
 	m := openaiModel(t, rec, "", "gpt-3.5-turbo", "", false)
 	_, err := m.Generate(context.Background(), engine.ModelRequest{
-		Messages: []engine.Message{
+		Messages: engine.NewMessageList(
 			engine.SystemMessage("You are a helpful assistant."),
 			engine.HumanMessage("Who won the world series in 2020?"),
 			engine.AIMessage("The Los Angeles Dodgers won the World Series in 2020."),
 			engine.HumanMessage("Where was it played?"),
-		},
+		),
 		Options: jo("n", n(2), "top_p", json.Number("0.9"), "user", "ddtrace-test"),
 	})
 	var apiErr *llm.APIError
@@ -234,7 +234,7 @@ func TestRealGeminiToolCallWithoutID(t *testing.T) {
 	rec, c := replayReal(t, "pydantic-ai/tests/models/cassettes/test_openai/test_compatible_api_with_tool_calls_without_id.yaml", cassette.Options{})
 	m := openaiModel(t, rec, llm.ProviderOpenAICompatible, "gemini-2.5-pro-preview-05-06", "https://generativelanguage.googleapis.com/v1beta/openai", false)
 	req := engine.ModelRequest{
-		Messages:   []engine.Message{engine.HumanMessage("What is the current time?")},
+		Messages:   engine.NewMessageList(engine.HumanMessage("What is the current time?")),
 		Tools:      toolsOf(t, recordedBody(t, c, 0)),
 		ToolChoice: "auto",
 	}
@@ -258,7 +258,7 @@ func TestRealGeminiToolCallWithoutID(t *testing.T) {
 	}, got)
 
 	const recordedID = "pyd_ai_cee885c699414386a7e14b7ec43cadbc"
-	req.Messages = append(req.Messages,
+	req.Messages = req.Messages.Append(
 		engine.AIMessage("", engine.ToolCall{Name: "get_current_time", Args: jo(), ID: recordedID}),
 		engine.ToolMessage(engine.Text("Noon"), "get_current_time", recordedID))
 	got, err = m.Generate(context.Background(), req)
@@ -278,7 +278,7 @@ func TestRealGroqParallelToolCalls(t *testing.T) {
 	rec, c := replayReal(t, "pydantic-ai/tests/models/cassettes/test_tool_choice_matrix/test_tool_choice_matrix[tools_plus_output-groq].yaml", cassette.Options{})
 	m := openaiModel(t, rec, llm.ProviderOpenAICompatible, "meta-llama/llama-4-scout-17b-16e-instruct", "https://api.groq.com/openai/v1", false)
 	got, err := m.Generate(context.Background(), engine.ModelRequest{
-		Messages:   []engine.Message{engine.HumanMessage("Get weather for Paris and summarize")},
+		Messages:   engine.NewMessageList(engine.HumanMessage("Get weather for Paris and summarize")),
 		Tools:      toolsOf(t, recordedBody(t, c, 0)),
 		ToolChoice: "any",
 	})
@@ -309,7 +309,7 @@ func TestRealOllamaJSONSchema(t *testing.T) {
 	m := openaiModel(t, rec, llm.ProviderOpenAICompatible, "qwen3:0.6b", "http://localhost:11434/v1", false)
 	rf, _ := recordedBody(t, c, 0).Get("response_format")
 	got, err := m.Generate(context.Background(), engine.ModelRequest{
-		Messages:       []engine.Message{engine.HumanMessage("What is the capital of France?")},
+		Messages:       engine.NewMessageList(engine.HumanMessage("What is the capital of France?")),
 		ResponseFormat: rf.(*engine.Object),
 	})
 	if err != nil {
@@ -336,7 +336,7 @@ func TestRealKimiStreamedToolCall(t *testing.T) {
 	rec, c := replayReal(t, "llm/tests/cassettes/test_tools_streaming/test_tools_streaming_variant_a.yaml", cassette.Options{})
 	m := openaiModel(t, rec, "", "gpt-4.1-mini", "", true)
 	req := engine.ModelRequest{
-		Messages: []engine.Message{engine.HumanMessage("What is the current llm version?")},
+		Messages: engine.NewMessageList(engine.HumanMessage("What is the current llm version?")),
 		Tools:    toolsOf(t, recordedBody(t, c, 0)),
 	}
 	got, err := m.Generate(context.Background(), req)
@@ -350,7 +350,7 @@ func TestRealKimiStreamedToolCall(t *testing.T) {
 		ResponseMetadata: jo("model_provider", "openai", "model_name", "moonshotai/kimi-k2", "id", "gen-1753242299-QZRAt5HJHd1ptY8sdS0s"),
 	}, got)
 
-	req.Messages = append(req.Messages, engine.AIMessage(""), engine.AIMessage("", call), engine.ToolMessage(engine.Text("0.fixed-version"), "llm_version", "0"))
+	req.Messages = req.Messages.Append(engine.AIMessage(""), engine.AIMessage("", call), engine.ToolMessage(engine.Text("0.fixed-version"), "llm_version", "0"))
 	got, err = m.Generate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)

@@ -67,38 +67,38 @@ func TestOpenAIRequestBody(t *testing.T) {
 		want   string
 	}{
 		{"plain chat: system and user strings",
-			engine.ModelRequest{Messages: []engine.Message{engine.SystemMessage("Be brief."), engine.HumanMessage("hi")}},
+			engine.ModelRequest{Messages: engine.NewMessageList(engine.SystemMessage("Be brief."), engine.HumanMessage("hi"))},
 			`{"model":"gpt-test","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}]}`},
 		{"tools, auto choice and parallel calls off",
-			engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("hi")}, Tools: []engine.ToolSchema{cityTool}, ToolChoice: "auto", ParallelToolCalls: pFalse},
+			engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("hi")), Tools: []engine.ToolSchema{cityTool}, ToolChoice: "auto", ParallelToolCalls: pFalse},
 			`{"model":"gpt-test","messages":[{"role":"user","content":"hi"}],"tools":[` + cityToolJSON + `],"tool_choice":"auto","parallel_tool_calls":false}`},
 		{"tool_choice any is required (LangChain's mapping)",
-			engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("hi")}, Tools: []engine.ToolSchema{cityTool}, ToolChoice: "any", ParallelToolCalls: pTrue},
+			engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("hi")), Tools: []engine.ToolSchema{cityTool}, ToolChoice: "any", ParallelToolCalls: pTrue},
 			`{"model":"gpt-test","messages":[{"role":"user","content":"hi"}],"tools":[` + cityToolJSON + `],"tool_choice":"required","parallel_tool_calls":true}`},
 		{"a tool name is a named choice",
-			engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("hi")}, Tools: []engine.ToolSchema{cityTool}, ToolChoice: "get_weather"},
+			engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("hi")), Tools: []engine.ToolSchema{cityTool}, ToolChoice: "get_weather"},
 			`{"model":"gpt-test","messages":[{"role":"user","content":"hi"}],"tools":[` + cityToolJSON + `],"tool_choice":{"type":"function","function":{"name":"get_weather"}}}`},
 		{"assistant tool calls carry arguments as json.dumps text; invalid ones their raw text; tool messages answer them",
-			engine.ModelRequest{Messages: []engine.Message{
+			engine.ModelRequest{Messages: engine.NewMessageList(
 				engine.HumanMessage("hi"),
-				{Type: engine.TypeAI, Content: engine.Text(""), ToolCalls: []engine.ToolCall{parisCall}, InvalidToolCalls: []engine.InvalidToolCall{{Name: "get_weather", Args: "{bad", ID: "call_2"}}},
+				engine.Message{Type: engine.TypeAI, Content: engine.Text(""), ToolCalls: []engine.ToolCall{parisCall}, InvalidToolCalls: []engine.InvalidToolCall{{Name: "get_weather", Args: "{bad", ID: "call_2"}}},
 				engine.ToolMessage(engine.Text("sunny"), "get_weather", "call_1"),
-				{Type: engine.TypeTool, Content: engine.Text("bad args"), ToolCallID: "call_2", Status: engine.StatusError},
-			}},
+				engine.Message{Type: engine.TypeTool, Content: engine.Text("bad args"), ToolCallID: "call_2", Status: engine.StatusError},
+			)},
 			`{"model":"gpt-test","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[` +
 				`{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Paris\", \"days\": 2}"}},` +
 				`{"id":"call_2","type":"function","function":{"name":"get_weather","arguments":"{bad"}}]},` +
 				`{"role":"tool","tool_call_id":"call_1","content":"sunny"},{"role":"tool","tool_call_id":"call_2","content":"bad args"}]}`},
 		{"list content passes through as blocks; names are sent",
-			engine.ModelRequest{Messages: []engine.Message{{Type: engine.TypeHuman, Name: "ann", Content: engine.Blocks(engine.NewObject("type", "text", "text", "look"), engine.NewObject("type", "image_url", "image_url", engine.NewObject("url", "https://x/y.png")))}}},
+			engine.ModelRequest{Messages: engine.NewMessageList(engine.Message{Type: engine.TypeHuman, Name: "ann", Content: engine.Blocks(engine.NewObject("type", "text", "text", "look"), engine.NewObject("type", "image_url", "image_url", engine.NewObject("url", "https://x/y.png")))})},
 			`{"model":"gpt-test","messages":[{"role":"user","name":"ann","content":[{"type":"text","text":"look"},{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}]}`},
 		{"response_format json_schema and other options go through as they are",
-			engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("hi")},
+			engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("hi")),
 				ResponseFormat: engine.NewObject("type", "json_schema", "json_schema", engine.NewObject("name", "City", "schema", engine.NewObject("type", "object"))),
 				Options:        engine.NewObject("temperature", n(0), "max_tokens", n(100), "user", "u1")},
 			`{"model":"gpt-test","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":{"name":"City","schema":{"type":"object"}}},"temperature":0,"max_tokens":100,"user":"u1"}`},
 		{"stream option streams and asks for usage",
-			engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("hi")}, Options: engine.NewObject("stream", true)},
+			engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("hi")), Options: engine.NewObject("stream", true)},
 			`{"model":"gpt-test","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true}}`},
 	}
 	for _, tc := range tests {
@@ -130,31 +130,31 @@ func TestAnthropicRequestBody(t *testing.T) {
 		want   string
 	}{
 		{"system prompt as a string, max_tokens from the config",
-			engine.ModelRequest{Messages: []engine.Message{engine.SystemMessage("Be brief."), engine.HumanMessage("hi")}},
+			engine.ModelRequest{Messages: engine.NewMessageList(engine.SystemMessage("Be brief."), engine.HumanMessage("hi"))},
 			`{"model":"claude-test","max_tokens":1024,"system":"Be brief.","messages":[{"role":"user","content":"hi"}]}`},
 		{"tools; any is {type: any}; parallel off disables parallel tool use; max_tokens from the request",
-			engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("hi")}, Tools: []engine.ToolSchema{cityTool}, ToolChoice: "any", ParallelToolCalls: pFalse, Options: engine.NewObject("max_tokens", n(50), "temperature", n(0))},
+			engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("hi")), Tools: []engine.ToolSchema{cityTool}, ToolChoice: "any", ParallelToolCalls: pFalse, Options: engine.NewObject("max_tokens", n(50), "temperature", n(0))},
 			`{"model":"claude-test","max_tokens":50,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"get_weather","description":"Weather for a city.","input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}],"tool_choice":{"type":"any","disable_parallel_tool_use":true},"temperature":0}`},
 		{"parallel off alone is auto with parallel use disabled; a tool name is {type: tool}",
-			engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("hi")}, Tools: []engine.ToolSchema{cityTool}, ToolChoice: "get_weather"},
+			engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("hi")), Tools: []engine.ToolSchema{cityTool}, ToolChoice: "get_weather"},
 			`{"model":"claude-test","max_tokens":1024,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"get_weather","description":"Weather for a city.","input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}],"tool_choice":{"type":"tool","name":"get_weather"}}`},
 		{"tool calls are tool_use blocks; parallel results merge into one user turn; an error result has is_error",
-			engine.ModelRequest{Messages: []engine.Message{
+			engine.ModelRequest{Messages: engine.NewMessageList(
 				engine.HumanMessage("hi"),
 				engine.AIMessage("Checking.", parisCall, engine.ToolCall{Name: "get_weather", Args: engine.NewObject("city", "Rome"), ID: "call_2"}),
 				engine.ToolMessage(engine.Text("sunny"), "get_weather", "call_1"),
-				{Type: engine.TypeTool, Content: engine.Text("no such city"), ToolCallID: "call_2", Status: engine.StatusError},
+				engine.Message{Type: engine.TypeTool, Content: engine.Text("no such city"), ToolCallID: "call_2", Status: engine.StatusError},
 				engine.HumanMessage("thanks"),
-			}},
+			)},
 			`{"model":"claude-test","max_tokens":1024,"messages":[{"role":"user","content":"hi"},` +
 				`{"role":"assistant","content":[{"type":"text","text":"Checking."},{"type":"tool_use","id":"call_1","name":"get_weather","input":{"city":"Paris","days":2}},{"type":"tool_use","id":"call_2","name":"get_weather","input":{"city":"Rome"}}]},` +
 				`{"role":"user","content":[{"type":"tool_result","content":"sunny","tool_use_id":"call_1"},{"type":"tool_result","content":"no such city","tool_use_id":"call_2","is_error":true},{"type":"text","text":"thanks"}]}]}`},
 		{"an answer's own tool_use blocks are rebuilt from its tool calls, thinking blocks kept",
-			engine.ModelRequest{Messages: []engine.Message{
+			engine.ModelRequest{Messages: engine.NewMessageList(
 				engine.HumanMessage("hi"),
-				{Type: engine.TypeAI, Content: engine.Blocks(engine.NewObject("type", "thinking", "thinking", "hmm", "signature", "sig"), engine.NewObject("type", "text", "text", ""), engine.NewObject("type", "tool_use", "id", "call_1", "name", "get_weather", "input", engine.NewObject())), ToolCalls: []engine.ToolCall{parisCall}},
+				engine.Message{Type: engine.TypeAI, Content: engine.Blocks(engine.NewObject("type", "thinking", "thinking", "hmm", "signature", "sig"), engine.NewObject("type", "text", "text", ""), engine.NewObject("type", "tool_use", "id", "call_1", "name", "get_weather", "input", engine.NewObject())), ToolCalls: []engine.ToolCall{parisCall}},
 				engine.ToolMessage(engine.Blocks(engine.NewObject("type", "text", "text", "sunny")), "get_weather", "call_1"),
-			}},
+			)},
 			`{"model":"claude-test","max_tokens":1024,"messages":[{"role":"user","content":"hi"},` +
 				`{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"sig"},{"type":"tool_use","id":"call_1","name":"get_weather","input":{"city":"Paris","days":2}}]},` +
 				`{"role":"user","content":[{"type":"tool_result","content":[{"type":"text","text":"sunny"}],"tool_use_id":"call_1"}]}]}`},
@@ -183,11 +183,11 @@ func TestRequestErrors(t *testing.T) {
 		req    engine.ModelRequest
 		want   string
 	}{
-		{"an option may not override the messages", oa, engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("x")}, Options: engine.NewObject("messages", []any{})}, `model "openai:m": option "messages" is set from the request itself`},
-		{"stream must be a boolean", oa, engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("x")}, Options: engine.NewObject("stream", "yes")}, "option stream must be a boolean"},
-		{"a system message mid-conversation has nowhere to go in Anthropic's API", an, engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("x"), engine.SystemMessage("late")}}, "messages[1]: a system message after the conversation started"},
-		{"Anthropic has no response_format", an, engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("x")}, ResponseFormat: engine.NewObject("type", "json_schema")}, "response_format is not supported"},
-		{"max_tokens must be a positive integer", an, engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("x")}, Options: engine.NewObject("max_tokens", "lots")}, "option max_tokens must be a positive integer"},
+		{"an option may not override the messages", oa, engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("x")), Options: engine.NewObject("messages", []any{})}, `model "openai:m": option "messages" is set from the request itself`},
+		{"stream must be a boolean", oa, engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("x")), Options: engine.NewObject("stream", "yes")}, "option stream must be a boolean"},
+		{"a system message mid-conversation has nowhere to go in Anthropic's API", an, engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("x"), engine.SystemMessage("late"))}, "messages[1]: a system message after the conversation started"},
+		{"Anthropic has no response_format", an, engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("x")), ResponseFormat: engine.NewObject("type", "json_schema")}, "response_format is not supported"},
+		{"max_tokens must be a positive integer", an, engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("x")), Options: engine.NewObject("max_tokens", "lots")}, "option max_tokens must be a positive integer"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.reason, func(t *testing.T) {

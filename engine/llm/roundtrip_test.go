@@ -176,7 +176,7 @@ func TestReplayMissThroughProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	replaying, _ := llm.New("openai:gpt-test", llm.Options{HTTPClient: rep.Client(), Replay: true, LookupEnv: noEnv})
-	_, err = replaying.Generate(context.Background(), engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("weather in Rome?")}})
+	_, err = replaying.Generate(context.Background(), engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("weather in Rome?"))})
 	var miss *cassette.MissError
 	if !errorsAs(err, &miss) {
 		t.Fatalf("err = %v, want a *cassette.MissError inside", err)

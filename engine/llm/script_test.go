@@ -22,6 +22,7 @@ var valueOpts = cmp.Options{
 		return string(b)
 	}),
 	cmp.Transformer("Value", func(c engine.Content) any { return c.Value() }),
+	cmp.Transformer("Messages", func(l engine.MessageList) []engine.Message { return l.Slice() }),
 }
 
 func obj(kv ...any) *engine.Object { return engine.NewObject(kv...) }

@@ -188,11 +188,12 @@ func (r Response) clone() Response {
 // the response format and the options copied.
 func cloneRequest(req engine.ModelRequest) engine.ModelRequest {
 	c := req
-	if req.Messages != nil {
-		c.Messages = make([]engine.Message, len(req.Messages))
-		for i, m := range req.Messages {
-			c.Messages[i] = m.Clone()
+	if req.Messages.Len() > 0 {
+		msgs := make([]engine.Message, 0, req.Messages.Len())
+		for _, m := range req.Messages.All() {
+			msgs = append(msgs, m.Clone())
 		}
+		c.Messages = engine.NewMessageList(msgs...)
 	}
 	if req.Tools != nil {
 		c.Tools = make([]engine.ToolSchema, len(req.Tools))

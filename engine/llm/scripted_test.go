@@ -15,7 +15,7 @@ import (
 )
 
 func human(text string) engine.ModelRequest {
-	return engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage(text)}}
+	return engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage(text))}
 }
 
 // outcome is what one Generate call gave, in a form cmp can diff.
@@ -232,11 +232,11 @@ func TestScriptedRecordsDeepCopies(t *testing.T) {
 	t.Parallel()
 	parallel := true
 	req := engine.ModelRequest{
-		Messages: []engine.Message{
+		Messages: engine.NewMessageList(
 			engine.HumanMessage("hi"),
-			{Type: engine.TypeHuman, Content: engine.Blocks(obj("type", "text", "text", "block"))},
+			engine.Message{Type: engine.TypeHuman, Content: engine.Blocks(obj("type", "text", "text", "block"))},
 			ai("ai0", "", engine.ToolCall{Name: "t", Args: obj("city", "Paris"), ID: "c0"}),
-		},
+		),
 		Tools:             []engine.ToolSchema{{Name: "t", Description: "d", Parameters: obj("type", "object")}},
 		ToolChoice:        "any",
 		ParallelToolCalls: &parallel,
@@ -244,11 +244,11 @@ func TestScriptedRecordsDeepCopies(t *testing.T) {
 		Options:           obj("temperature", json.Number("0")),
 	}
 	want := llm.Call{Model: "m", N: 1, Request: engine.ModelRequest{
-		Messages: []engine.Message{
+		Messages: engine.NewMessageList(
 			engine.HumanMessage("hi"),
-			{Type: engine.TypeHuman, Content: engine.Blocks(obj("type", "text", "text", "block"))},
+			engine.Message{Type: engine.TypeHuman, Content: engine.Blocks(obj("type", "text", "text", "block"))},
 			ai("ai0", "", engine.ToolCall{Name: "t", Args: obj("city", "Paris"), ID: "c0"}),
-		},
+		),
 		Tools:             []engine.ToolSchema{{Name: "t", Description: "d", Parameters: obj("type", "object")}},
 		ToolChoice:        "any",
 		ParallelToolCalls: new(true),
@@ -260,11 +260,11 @@ func TestScriptedRecordsDeepCopies(t *testing.T) {
 		t.Fatal("Generate succeeded, want the scripted raise")
 	}
 
-	req.Messages[0].Content = engine.Text("changed")
-	req.Messages[1].Content.Blocks()[0].(*engine.Object).Set("text", "changed")
-	req.Messages[2].ToolCalls[0].Args.Set("city", "Rome")
-	req.Messages[2].ToolCalls[0].ID = "changed"
-	req.Messages = append(req.Messages, engine.HumanMessage("appended"))
+	// a MessageList cannot change; what its messages point to can
+	req.Messages.At(1).Content.Blocks()[0].(*engine.Object).Set("text", "changed")
+	req.Messages.At(2).ToolCalls[0].Args.Set("city", "Rome")
+	req.Messages.At(2).ToolCalls[0].ID = "changed"
+	req.Messages = req.Messages.Append(engine.HumanMessage("appended"))
 	req.Tools[0].Parameters.Set("type", "string")
 	req.Tools[0].Name = "changed"
 	parallel = false
@@ -276,7 +276,7 @@ func TestScriptedRecordsDeepCopies(t *testing.T) {
 		t.Errorf("Calls() after changing the request mismatch (-want +got):\n%s", d)
 	}
 	// changing what Calls returned does not change the record either
-	calls[0].Request.Messages[2].ToolCalls[0].Args.Set("city", "Oslo")
+	calls[0].Request.Messages.At(2).ToolCalls[0].Args.Set("city", "Oslo")
 	calls[0].Request.Tools[0].Parameters.Set("type", "array")
 	if d := cmp.Diff([]llm.Call{want}, m.Calls(), valueOpts); d != "" {
 		t.Errorf("Calls() after changing an earlier result mismatch (-want +got):\n%s", d)
@@ -336,7 +336,7 @@ func TestScriptedConcurrentCalls(t *testing.T) {
 		if c.N != i+1 || c.Model != "m" {
 			t.Errorf("calls[%d] = model %q number %d, want model \"m\" number %d", i, c.Model, c.N, i+1)
 		}
-		g, err := strconv.Atoi(c.Request.Messages[0].Text())
+		g, err := strconv.Atoi(c.Request.Messages.At(0).Text())
 		if err != nil {
 			t.Fatalf("calls[%d]: unexpected request %v", i, c.Request.Messages)
 		}
@@ -365,7 +365,7 @@ func TestScriptedRequestLogBounded(t *testing.T) {
 	repeat := llm.Response{Message: engine.AIMessage("again")}
 	m := llm.NewScripted("m", llm.Script{Repeat: &repeat}).WithRequestLog(2)
 	for i := range 5 {
-		req := engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage(fmt.Sprint("q", i))}}
+		req := engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage(fmt.Sprint("q", i)))}
 		if _, err := m.Generate(t.Context(), req); err != nil {
 			t.Fatal(err)
 		}
@@ -376,18 +376,18 @@ func TestScriptedRequestLogBounded(t *testing.T) {
 	}
 	var kept []string
 	for _, c := range calls {
-		if len(c.Request.Messages) > 0 {
-			kept = append(kept, c.Request.Messages[0].Text())
+		if c.Request.Messages.Len() > 0 {
+			kept = append(kept, c.Request.Messages.At(0).Text())
 		}
 	}
 	if d := cmp.Diff([]string{"q3", "q4"}, kept); d != "" {
 		t.Errorf("requests kept mismatch (-want +got):\n%s", d)
 	}
 	none := llm.NewScripted("m", llm.Script{Repeat: &repeat}).WithRequestLog(0)
-	if _, err := none.Generate(t.Context(), engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage("q")}}); err != nil {
+	if _, err := none.Generate(t.Context(), engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage("q"))}); err != nil {
 		t.Fatal(err)
 	}
-	if c := none.Calls(); len(c) != 1 || c[0].N != 1 || len(c[0].Request.Messages) != 0 {
+	if c := none.Calls(); len(c) != 1 || c[0].N != 1 || c[0].Request.Messages.Len() != 0 {
 		t.Errorf("WithRequestLog(0).Calls() = %+v, want one call without its request", c)
 	}
 }

@@ -43,7 +43,7 @@ func TestProvidersStreamMessages(t *testing.T) {
 			}
 			g := engine.NewStateGraph(engine.MessagesField("messages"))
 			g.AddNode("model", func(ctx context.Context, s engine.State) (any, error) {
-				msg, err := engine.Generate(ctx, model, engine.ModelRequest{Messages: s.Messages("messages")})
+				msg, err := engine.Generate(ctx, model, engine.ModelRequest{Messages: engine.NewMessageList(s.Messages("messages")...)})
 				return engine.State{"messages": []engine.Message{msg}}, err
 			})
 			g.AddEdge(engine.Start, "model")

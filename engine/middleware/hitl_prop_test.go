@@ -253,7 +253,7 @@ func propHITLAnsweredOnce(t *rapid.T) {
 		t.Fatalf("model called %d times, want 2", len(calls))
 	}
 	// what the second model call saw after the AI message
-	sent := calls[1].Request.Messages
+	sent := calls[1].Request.Messages.Slice()
 	at := slices.IndexFunc(sent, func(m engine.Message) bool { return m.ID == "ai1" })
 	if at < 0 {
 		t.Fatalf("second model call did not get ai1")

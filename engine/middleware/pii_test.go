@@ -317,7 +317,7 @@ func TestPIIHooks(t *testing.T) {
 				t.Fatal(err)
 			}
 			if s, ok := res.(engine.State); ok {
-				res = map[string]any{"messages": engine.MessagesToValue(s["messages"].([]engine.Message))}
+				res = map[string]any{"messages": engine.MessagesToValue(s.Messages("messages"))}
 			}
 			if d := cmp.Diff(tc.want, piiShow(t, res)); d != "" {
 				t.Errorf("%s hook (%s) mismatch (-want +got):\n%s", tc.hook, tc.reason, d)

@@ -316,7 +316,7 @@ func (s *Summarization) summarize(ctx context.Context, msgs []engine.Message) (s
 	if err != nil {
 		return "Error generating summary: " + err.Error(), nil
 	}
-	resp, err := engine.Generate(ctx, s.opts.Model, engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage(prompt)}})
+	resp, err := engine.Generate(ctx, s.opts.Model, engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage(prompt))})
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("summarization: %w", err)

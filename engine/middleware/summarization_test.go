@@ -37,7 +37,7 @@ func (f *fakeModel) prompts() []string {
 	defer f.mu.Unlock()
 	var out []string
 	for _, r := range f.reqs {
-		out = append(out, r.Messages[len(r.Messages)-1].Text())
+		out = append(out, r.Messages.At(r.Messages.Len()-1).Text())
 	}
 	return out
 }

@@ -94,7 +94,7 @@ func (e *LLMToolEmulator) WrapToolCall(ctx context.Context, req engine.ToolCallR
 	if req.Tool != nil {
 		description = req.Tool.Definition().Description
 	}
-	out, err := engine.Generate(ctx, e.model, engine.ModelRequest{Messages: []engine.Message{engine.HumanMessage(EmulatorPrompt(req.Call, description))}})
+	out, err := engine.Generate(ctx, e.model, engine.ModelRequest{Messages: engine.NewMessageList(engine.HumanMessage(EmulatorPrompt(req.Call, description)))})
 	if err != nil {
 		return nil, fmt.Errorf("emulate tool %q: %w", req.Call.Name, err)
 	}

@@ -147,7 +147,7 @@ func (s *LLMToolSelector) WrapModelCall(ctx context.Context, req engine.AgentMod
 		model = req.Model
 	}
 	out, err := engine.Generate(ctx, model, engine.ModelRequest{
-		Messages:   []engine.Message{engine.SystemMessage(system), req.Messages[last]},
+		Messages:   engine.NewMessageList(engine.SystemMessage(system), req.Messages[last]),
 		Tools:      []engine.ToolSchema{ToolSelectionSchema(available)},
 		ToolChoice: "any",
 	})

@@ -121,7 +121,7 @@ func TestLLMToolSelector(t *testing.T) {
 				if req.ToolChoice != "any" || len(req.Tools) != 1 || req.Tools[0].Name != "ToolSelectionResponse" {
 					t.Errorf("the selector must be bound to ToolSelectionResponse with tool_choice any, got %v %q", toolNames(req.Tools), req.ToolChoice)
 				}
-				if last := req.Messages[len(req.Messages)-1]; last.Text() != "what time is it?" {
+				if last := req.Messages.At(req.Messages.Len() - 1); last.Text() != "what time is it?" {
 					t.Errorf("the selector sees %q, want the last human message", last.Text())
 				}
 				offered = offeredNames(req.Tools[0])
@@ -217,10 +217,10 @@ func TestLLMToolSelectorSystemPrompt(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			if len(model.reqs) != 1 || len(model.reqs[0].Messages) == 0 {
+			if len(model.reqs) != 1 || model.reqs[0].Messages.Len() == 0 {
 				t.Fatalf("the selector was not asked once: %d requests", len(model.reqs))
 			}
-			first := model.reqs[0].Messages[0]
+			first := model.reqs[0].Messages.At(0)
 			if first.Type != engine.TypeSystem || first.Text() != tt.want {
 				t.Errorf("selector system message = %s %q, want system %q (%s)", first.Type, first.Text(), tt.want, tt.reason)
 			}

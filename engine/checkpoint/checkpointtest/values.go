@@ -17,7 +17,18 @@ func Equal() cmp.Options {
 	return cmp.Options{
 		cmp.Exporter(func(reflect.Type) bool { return true }),
 		cmp.Transformer("Object", viewObject),
+		cmp.Transformer("MessageList", viewMessageList),
 	}
+}
+
+// messageListView is an engine.MessageList as cmp can compare it: its
+// messages, whatever nodes hold them.
+type messageListView struct {
+	Msgs []engine.Message
+}
+
+func viewMessageList(l engine.MessageList) messageListView {
+	return messageListView{Msgs: append([]engine.Message{}, l.Slice()...)}
 }
 
 // objectPair is one key of an object in objectView.

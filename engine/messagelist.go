@@ -1,0 +1,486 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"iter"
+	"sync/atomic"
+)
+
+// MessageList is an immutable list of messages that shares its messages
+// with the lists it was made from. Appending to a list, or adding
+// messages to it as add_messages does (Add), makes a new list in time
+// proportional to what is added, not to the list's length: a thread's
+// checkpoints, its forks and the turns that continue it hold one copy of
+// the messages they have in common, and a fork from a long thread does
+// not copy the thread.
+//
+// A list is a chain of nodes, each holding the messages one append added,
+// newest last. Appends merge a new node with the ones before it while it
+// is at least half their size, so node sizes halve (at least) towards the
+// end of the list: a list of n messages has at most log₂(n)+1 nodes, a
+// message is copied O(log n) times over the appends that follow it
+// (amortized), and a short append onto a long list never copies the long
+// part. Position and ID lookups walk the nodes from the end.
+//
+// The zero value is the empty list. A MessageList is safe for concurrent
+// use; its methods never modify it.
+type MessageList struct{ n *listNode }
+
+// listNode is one append of a MessageList. Its fields never change once
+// the node is made, except the caches, which are set once.
+type listNode struct {
+	prev  *listNode
+	off   int       // the length of prev: the position of items[0]
+	items []Message // never written once the node is made
+	depth int       // nodes in the chain, this one included
+	// flags caches what chainFlags finds (flagsKnown once it has).
+	flags atomic.Uint32
+	// ids maps the IDs of items to their position in items (the last one
+	// for an ID present twice). It is built on the first lookup, for nodes
+	// longer than scanMax.
+	ids atomic.Pointer[map[string]int]
+	// flat is the whole list as one slice, built on the first Slice.
+	flat atomic.Pointer[[]Message]
+	// seed is the hash state after the chain's messages (see hashList).
+	seed atomic.Pointer[nodeSeed]
+	// hist holds the prebuilt agent's history scan after the chain's
+	// messages (a *historyScan: see historyCache), set once
+	hist atomic.Value
+	// front, for a node over the front of another node's messages (a
+	// Prefix), is that node: its index serves this one when its IDs are
+	// distinct (dupIDs unset once ids is built)
+	front *listNode
+	// dupIDs says an ID is there twice among items (known once ids is)
+	dupIDs atomic.Bool
+}
+
+// NewMessageList returns a list of a copy of msgs.
+func NewMessageList(msgs ...Message) MessageList {
+	return MessageList{}.Append(msgs...)
+}
+
+// MarshalJSON writes the list as a JSON array of messages, as a
+// []Message is written.
+func (l MessageList) MarshalJSON() ([]byte, error) {
+	msgs := l.Slice()
+	if msgs == nil {
+		msgs = []Message{}
+	}
+	return json.Marshal(msgs)
+}
+
+// UnmarshalJSON reads a JSON array of messages into a new list.
+func (l *MessageList) UnmarshalJSON(data []byte) error {
+	var msgs []Message
+	if err := json.Unmarshal(data, &msgs); err != nil {
+		return err
+	}
+	*l = MessageList{}.appendOwned(msgs)
+	return nil
+}
+
+// Len returns the number of messages.
+func (l MessageList) Len() int {
+	if l.n == nil {
+		return 0
+	}
+	return l.n.off + len(l.n.items)
+}
+
+// At returns the message at position i. It panics when i is out of range,
+// as indexing a slice does.
+func (l MessageList) At(i int) Message {
+	if i >= 0 {
+		for n := l.n; n != nil; n = n.prev {
+			if i >= n.off {
+				if i-n.off < len(n.items) {
+					return n.items[i-n.off]
+				}
+				break
+			}
+		}
+	}
+	panic(fmt.Sprintf("engine: MessageList index %d out of range [0:%d]", i, l.Len()))
+}
+
+// Last returns the last message, and false for an empty list.
+func (l MessageList) Last() (Message, bool) {
+	if l.n == nil {
+		return Message{}, false
+	}
+	return l.n.items[len(l.n.items)-1], true
+}
+
+// All iterates over the positions and messages of the list, in order.
+func (l MessageList) All() iter.Seq2[int, Message] {
+	return func(yield func(int, Message) bool) {
+		var stack [64]*listNode
+		nodes := stack[:0]
+		for n := l.n; n != nil; n = n.prev {
+			nodes = append(nodes, n)
+		}
+		for k := len(nodes) - 1; k >= 0; k-- {
+			n := nodes[k]
+			for i, m := range n.items {
+				if !yield(n.off+i, m) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Backward iterates over the positions and messages of the list from its
+// last message to its first.
+func (l MessageList) Backward() iter.Seq2[int, Message] {
+	return func(yield func(int, Message) bool) {
+		for n := l.n; n != nil; n = n.prev {
+			for i := len(n.items) - 1; i >= 0; i-- {
+				if !yield(n.off+i, n.items[i]) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Slice returns the list's messages as one slice, which the caller must
+// not modify (its capacity is its length, so appending to it copies). A
+// list of one node returns its messages without copying; a longer one
+// builds the slice once and returns it again on later calls.
+func (l MessageList) Slice() []Message {
+	n := l.n
+	switch {
+	case n == nil:
+		return nil
+	case n.prev == nil:
+		return n.items[:len(n.items):len(n.items)]
+	}
+	if p := n.flat.Load(); p != nil {
+		return *p
+	}
+	out := make([]Message, l.Len())
+	for m := n; m != nil; m = m.prev {
+		copy(out[m.off:], m.items)
+	}
+	out = out[:len(out):len(out)]
+	n.flat.CompareAndSwap(nil, &out)
+	return *n.flat.Load()
+}
+
+// listOf returns a list of msgs without copying them: msgs must never be
+// written again (a channel's view, or a slice the caller just made).
+func listOf(msgs []Message) MessageList {
+	if len(msgs) == 0 {
+		return MessageList{}
+	}
+	return MessageList{n: newListNode(nil, msgs[:len(msgs):len(msgs)])}
+}
+
+// Append returns the list with msgs (copied) added at its end.
+func (l MessageList) Append(msgs ...Message) MessageList {
+	if len(msgs) == 0 {
+		return l
+	}
+	return l.appendOwned(append([]Message(nil), msgs...))
+}
+
+// appendOwned is Append of items that nothing else holds: the new node
+// keeps them.
+func (l MessageList) appendOwned(items []Message) MessageList {
+	if len(items) == 0 {
+		return l
+	}
+	prev := l.n
+	// merge with the nodes before while the new one is at least half their
+	// size: sizes halve towards the end, so the chain stays O(log n) long
+	for prev != nil && 2*len(items) >= len(prev.items) {
+		merged := make([]Message, len(prev.items)+len(items))
+		copy(merged, prev.items)
+		copy(merged[len(prev.items):], items)
+		items = merged
+		prev = prev.prev
+	}
+	return MessageList{n: newListNode(prev, items)}
+}
+
+// newListNode returns the node that extends prev with items.
+func newListNode(prev *listNode, items []Message) *listNode {
+	n := &listNode{prev: prev, items: items, depth: 1}
+	if prev != nil {
+		n.off = prev.off + len(prev.items)
+		n.depth = prev.depth + 1
+	}
+	return n
+}
+
+const (
+	flagsKnown = 1 << iota
+	// flagMissingID: a message of the chain has no ID (a list made by
+	// NewMessageList from messages without one); Add gives them theirs
+	// as add_messages does with its left side
+	flagMissingID
+	// flagNotSet: the chain is not what add_messages of it into an empty
+	// list gives: an ID is missing or present twice, or a RemoveMessage
+	// is in it
+	flagNotSet
+)
+
+// chainFlags returns the flags of the chain that ends with n, computed
+// once per node (in time proportional to its items, and to the chain's
+// depth for each ID it looks up).
+func (n *listNode) chainFlags() uint32 {
+	if n == nil {
+		return flagsKnown
+	}
+	if f := n.flags.Load(); f&flagsKnown != 0 {
+		return f
+	}
+	f := uint32(flagsKnown)
+	if n.prev != nil {
+		f |= n.prev.chainFlags() &^ flagsKnown
+	}
+	for i := range n.items {
+		m := &n.items[i]
+		switch {
+		case m.ID == "":
+			f |= flagMissingID | flagNotSet
+		case f&flagNotSet != 0:
+		case m.Type == TypeRemove:
+			f |= flagNotSet
+		default:
+			if j, ok := n.find(m.ID); ok && j != i {
+				f |= flagNotSet
+			} else if n.prev != nil && (MessageList{n: n.prev}).Index(m.ID) >= 0 {
+				f |= flagNotSet
+			}
+		}
+	}
+	n.flags.Store(f)
+	return f
+}
+
+// isSet reports whether add_messages of the list into an empty list is
+// the list itself: every message has an ID, no ID is there twice, and no
+// message is a RemoveMessage.
+func (l MessageList) isSet() bool { return l.n.chainFlags()&flagNotSet == 0 }
+
+// Since returns a copy of the messages at positions from k on.
+func (l MessageList) Since(k int) []Message {
+	k = max(k, 0)
+	if k >= l.Len() {
+		return nil
+	}
+	out := make([]Message, l.Len()-k)
+	for n := l.n; n != nil; n = n.prev {
+		if end := n.off + len(n.items); end > k {
+			from := max(k, n.off)
+			copy(out[from-k:], n.items[from-n.off:])
+		}
+		if n.off <= k {
+			break
+		}
+	}
+	return out
+}
+
+// Prefix returns the list of the first n messages (n is clamped to the
+// list's length). It shares the list's nodes: a prefix that ends inside a
+// node gets a node over the front of that node's messages, which looks
+// IDs up through that node's index when its IDs are distinct.
+func (l MessageList) Prefix(n int) MessageList {
+	if n >= l.Len() {
+		return l
+	}
+	if n <= 0 {
+		return MessageList{}
+	}
+	x := l.n
+	for x.off >= n {
+		x = x.prev
+	}
+	if end := x.off + len(x.items); end == n {
+		return MessageList{n: x}
+	}
+	p := newListNode(x.prev, x.items[:n-x.off:n-x.off])
+	p.front = x
+	return MessageList{n: p}
+}
+
+// SharedPrefix returns how many leading messages l and o share by
+// construction: the messages of the nodes they have in common, or of the
+// front of one node's array that both hold. It does not compare messages,
+// so lists equal by value but made apart share none.
+func (l MessageList) SharedPrefix(o MessageList) int {
+	for x := l.n; x != nil; x = x.prev {
+		for y := o.n; y != nil && y.off+len(y.items) > x.off; y = y.prev {
+			switch {
+			case x == y:
+				return x.off + len(x.items)
+			case x.off == y.off && x.prev == y.prev && len(x.items) > 0 && len(y.items) > 0 && &x.items[0] == &y.items[0]:
+				return x.off + min(len(x.items), len(y.items))
+			}
+		}
+	}
+	return 0
+}
+
+// Index returns the position of the last message with the given ID, or -1.
+func (l MessageList) Index(id string) int {
+	for n := l.n; n != nil; n = n.prev {
+		if i, ok := n.find(id); ok {
+			return n.off + i
+		}
+	}
+	return -1
+}
+
+// find returns the position in the node's items of its last message with
+// id.
+func (n *listNode) find(id string) (int, bool) {
+	if len(n.items) <= scanMax {
+		for i := len(n.items) - 1; i >= 0; i-- {
+			if n.items[i].ID == id {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	if f := n.front; f != nil {
+		if fp := f.index(); !f.dupIDs.Load() {
+			// the front node's positions below this node's length are
+			// this node's; its IDs are distinct, so one found past the
+			// length is not among these
+			i, ok := (*fp)[id]
+			return i, ok && i < len(n.items)
+		}
+	}
+	i, ok := (*n.index())[id]
+	return i, ok
+}
+
+// index returns the node's ID index, built on first use.
+func (n *listNode) index() *map[string]int {
+	p := n.ids.Load()
+	if p == nil {
+		ids := make(map[string]int, len(n.items))
+		dup := false
+		for i := range n.items {
+			if _, seen := ids[n.items[i].ID]; seen {
+				dup = true
+			}
+			ids[n.items[i].ID] = i
+		}
+		if dup {
+			n.dupIDs.Store(true)
+		}
+		n.ids.CompareAndSwap(nil, &ids)
+		p = n.ids.Load()
+	}
+	return p
+}
+
+// Add merges right into the list as the add_messages reducer does
+// (AddMessages): a message whose ID is in the list replaces it, a
+// RemoveMessage deletes the message with its ID, one with
+// RemoveAllMessages drops everything before it, and other messages are
+// appended; messages without an ID get the deterministic ID AddMessages
+// gives them. The list itself is unchanged. When right only appends (the
+// usual case), the result shares the list's messages and Add costs time
+// in proportion to right; a replacement or a removal copies the list.
+func (l MessageList) Add(right []Message) (MessageList, error) {
+	if l.n.chainFlags()&flagMissingID != 0 {
+		// add_messages gives the messages of its left side IDs too
+		l = NewMessageList(withIDs(l.Slice(), "left", 0)...)
+	}
+	right = withIDs(right, "right", l.Len())
+	for i := len(right) - 1; i >= 0; i-- {
+		if m := right[i]; m.Type == TypeRemove && m.ID == RemoveAllMessages {
+			return NewMessageList(right[i+1:]...), nil
+		}
+	}
+	base := l.Len()
+	var (
+		tail     []Message      // appended messages
+		tailIDs  map[string]int // their IDs → position in tail, when tail is long
+		replaced map[int]Message
+		remove   map[string]bool
+	)
+	findTail := func(id string) (int, bool) {
+		if tailIDs != nil {
+			i, ok := tailIDs[id]
+			return i, ok
+		}
+		for i := len(tail) - 1; i >= 0; i-- {
+			if tail[i].ID == id {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	for _, m := range right {
+		pos := -1
+		if i, ok := findTail(m.ID); ok {
+			pos = base + i
+		} else if i := l.Index(m.ID); i >= 0 {
+			pos = i
+		}
+		switch {
+		case pos >= 0 && m.Type == TypeRemove:
+			if remove == nil {
+				remove = map[string]bool{}
+			}
+			remove[m.ID] = true
+		case pos >= base:
+			delete(remove, m.ID)
+			tail[pos-base] = m
+		case pos >= 0:
+			delete(remove, m.ID)
+			if replaced == nil {
+				replaced = map[int]Message{}
+			}
+			replaced[pos] = m
+		case m.Type == TypeRemove:
+			return MessageList{}, NewError("ValueError", fmt.Sprintf("Attempting to delete a message with an ID that doesn't exist ('%s')", m.ID))
+		default:
+			tail = append(tail, m)
+			if tailIDs != nil {
+				tailIDs[m.ID] = len(tail) - 1
+			} else if len(tail) > scanMax {
+				tailIDs = make(map[string]int, 2*len(tail))
+				for i := range tail {
+					tailIDs[tail[i].ID] = i
+				}
+			}
+		}
+	}
+	if len(replaced) == 0 && len(remove) == 0 {
+		if len(tail) == 0 {
+			return l, nil
+		}
+		return l.appendOwned(tail), nil
+	}
+	// a replacement or a removal: the list is copied once
+	out := make([]Message, 0, base+len(tail))
+	for i, m := range l.All() {
+		if r, ok := replaced[i]; ok {
+			m = r
+		}
+		out = append(out, m)
+	}
+	out = append(out, tail...)
+	if len(remove) > 0 {
+		kept := out[:0]
+		for _, m := range out {
+			if !remove[m.ID] {
+				kept = append(kept, m)
+			}
+		}
+		out = kept
+	}
+	if len(out) == 0 {
+		return MessageList{}, nil
+	}
+	return MessageList{}.appendOwned(out), nil
+}

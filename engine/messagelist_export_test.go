@@ -1,0 +1,20 @@
+package engine
+
+// MessageListDepth is the number of nodes in l's chain, for tests.
+func MessageListDepth(l MessageList) int {
+	if l.n == nil {
+		return 0
+	}
+	return l.n.depth
+}
+
+// MessageListShares reports whether a's chain holds base's last node
+// itself (base's messages were not copied), for tests.
+func MessageListShares(a, base MessageList) bool {
+	for n := a.n; n != nil; n = n.prev {
+		if n == base.n {
+			return true
+		}
+	}
+	return false
+}
