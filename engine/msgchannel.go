@@ -67,6 +67,9 @@ type messagesChan struct {
 	// hint, when set, describes a long list the run's input is about to
 	// add (see listHint); the channel's first add consumes it.
 	hint *listHint
+	// room, when set, is a task's list with room in front of it for this
+	// channel's list (see listRoom), for the adds of one update.
+	room *listRoom
 }
 
 // arrayClaim is the shared record of who may write a message array beyond
@@ -360,19 +363,67 @@ func (c *messagesChan) find(msgs []Message, id string) (int, bool) {
 // room for the batch again that nothing fills. A long batch onto an empty
 // list (a thread prefilled at once) keeps its eighth for the turns after.
 func grow(msgs []Message, n int) []Message {
-	want := len(msgs) + n
-	extra := max(want/8, 4)
-	if want < 1024 && n <= len(msgs) {
-		extra = max(want, 4)
-	}
 	// make of a length, then copy: the compiler turns the pair into one
 	// runtime call (makeslicecopy) whose write barriers, while the GC
 	// marks, shade only the source's pointers; make with a capacity and
 	// copy shade the destination's too (bulkBarrierPreWrite: 15% of W4's
 	// CPU with Memory forked at 10,000 messages)
-	out := make([]Message, want+extra)
+	out := make([]Message, growCap(len(msgs), n))
 	copy(out, msgs)
 	return out[:len(msgs)]
+}
+
+// growCap is the capacity grow gives a list of have messages that n more
+// do not fit.
+func growCap(have, n int) int {
+	want := have + n
+	extra := max(want/8, 4)
+	if want < 1024 && n <= have {
+		extra = max(want, 4)
+	}
+	return want + extra
+}
+
+// listRoom is a task's message list made with room in front of it: the
+// list is full[at:at+n], made (with the capacity grow would give, after
+// it) by a node that read a messages list of at messages and answers
+// with n messages to append to it, a ToolNode. When the channel still
+// holds those at messages and appends the whole list, it copies its at
+// messages into the room and takes the array, instead of copying the n
+// messages after its own into an array of its own: W2's graph copied
+// 1,024 tool messages (213 kB) and zeroed an array of 240 kB per
+// invocation. Nobody else writes the array: the node hands out the list
+// clipped to its length, and the room in front of it is nobody's.
+type listRoom struct {
+	full []Message
+	at   int
+	// taken says a channel took the array: a list written to two
+	// channels is in one of them only
+	taken bool
+}
+
+// make returns a list of n messages with room for have in front of it,
+// which r describes from then on.
+func (r *listRoom) make(have, n int) []Message {
+	r.full = make([]Message, growCap(have, n))
+	r.at = have
+	return r.full[have : have+n : have+n]
+}
+
+// holds reports whether msgs is r's list, all of it.
+func (r *listRoom) holds(msgs []Message) bool {
+	return r != nil && len(msgs) > 0 && r.at+len(msgs) <= len(r.full) && &msgs[0] == &r.full[r.at] && len(msgs) == cap(msgs)
+}
+
+// take returns msgs followed by right in r's array, when right is r's
+// list and msgs has the length r left room for; ok is false otherwise.
+func (r *listRoom) take(msgs, right []Message) (out []Message, ok bool) {
+	if !r.holds(right) || len(msgs) != r.at || r.taken {
+		return nil, false
+	}
+	r.taken = true
+	copy(r.full, msgs)
+	return r.full[:r.at+len(right)], true
 }
 
 // reindex builds a new shared index over the channel's messages; msgs
@@ -392,6 +443,7 @@ func (c *messagesChan) reindex(msgs []Message) {
 }
 
 func (c *messagesChan) update(values []any) (bool, error) {
+	defer func() { c.room = nil }()
 	if len(values) == 0 {
 		return false, nil
 	}
@@ -417,6 +469,7 @@ func (c *messagesChan) add(right []Message) error {
 			return nil
 		}
 	}
+	room := c.room
 	right = withIDs(right, "right", len(c.msgs))
 	for i := len(right) - 1; i >= 0; i-- {
 		if m := right[i]; m.Type == TypeRemove && m.ID == RemoveAllMessages {
@@ -442,11 +495,20 @@ func (c *messagesChan) add(right []Message) error {
 			for j < len(right) && c.mint.fresh(&right[j]) {
 				j++
 			}
-			if len(msgs)+j-k > cap(msgs) {
-				msgs = grow(msgs, len(right)-k)
-			}
 			if c.idx != nil {
 				c.gap = min(c.gap, len(msgs))
+			}
+			if len(msgs)+j-k > cap(msgs) {
+				if k == 0 && j == len(right) {
+					// all of a task's list, appended: it may lie in
+					// the array it came in (see listRoom)
+					if out, ok := room.take(msgs, right); ok {
+						msgs = out
+						k = j - 1
+						continue
+					}
+				}
+				msgs = grow(msgs, len(right)-k)
 			}
 			msgs = append(msgs, right[k:j]...)
 			k = j - 1
