@@ -37,6 +37,13 @@ func (sp *scratchpad) ownList(msgs []Message, room *listRoom) {
 	sp.mu.Unlock()
 }
 
+// mayTakeRoom reports whether a messages channel of the task's run may
+// take a list's array (see listRoom): it does so only for messages whose
+// IDs the run made up, in a run without a checkpointer (see mintState).
+func (sp *scratchpad) mayTakeRoom() bool {
+	return sp != nil && sp.run != nil && sp.run.saver == nil
+}
+
 // roomOf returns the room of v when v is the list ownList named with one.
 func (sp *scratchpad) roomOf(v any) *listRoom {
 	msgs, ok := v.([]Message)

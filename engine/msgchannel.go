@@ -393,7 +393,12 @@ func growCap(have, n int) int {
 // messages after its own into an array of its own: W2's graph copied
 // 1,024 tool messages (213 kB) and zeroed an array of 240 kB per
 // invocation. Nobody else writes the array: the node hands out the list
-// clipped to its length, and the room in front of it is nobody's.
+// clipped to its length, and the room in front of it is nobody's. The
+// node makes room only where a channel may take it: in a run without a
+// checkpointer (the channel appends the IDs that run made up without
+// looking them up, see mintState), for no more messages than it answers
+// with (a long thread's channel appends a few answers in its own spare
+// capacity, and room for the thread would be memory nobody uses).
 type listRoom struct {
 	full []Message
 	at   int

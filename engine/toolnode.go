@@ -271,7 +271,7 @@ func (n *ToolNode) Node() NodeFunc {
 		if arg, ok := state[SendArgKey]; ok {
 			out, err = n.Invoke(ctx, arg)
 		} else {
-			if sp != nil {
+			if sp.mayTakeRoom() {
 				room = &listRoom{}
 			}
 			out, err = n.invokeRoom(ctx, state, false, room)
@@ -346,7 +346,11 @@ func (n *ToolNode) invokeRoom(ctx context.Context, input any, inGraph bool, room
 	// per call (W1: 4.05 -> 3.09 allocations per call with this and the
 	// preparedCall on the stack).
 	var msgs []Message
-	if have, ok := states.shared[n.opts.MessagesKey].([]Message); ok && room != nil && kind == inputDict {
+	// room for no more messages than the node answers with: a channel
+	// with spare capacity appends in place and leaves the array, and its
+	// room in front is then memory nobody uses (a long thread, a few
+	// calls)
+	if have, ok := states.shared[n.opts.MessagesKey].([]Message); ok && room != nil && kind == inputDict && len(have) <= len(calls) {
 		msgs = room.make(len(have), len(calls))
 	} else {
 		msgs = make([]Message, len(calls))
