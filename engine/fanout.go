@@ -52,6 +52,13 @@ func fanOutWorkers(n, limit int, do func(i int)) int {
 		width = limit
 	}
 	f := &fan{n: int64(n), width: int64(width), do: do}
+	f.spare = func() {
+		// work(1), written out: a frame fewer under each call
+		for i := f.claim(1); i < f.n; i = f.next.Add(1) - 1 {
+			f.do(int(i))
+		}
+		f.wg.Done()
+	}
 	f.workers.Store(1)
 	f.work(runtime.GOMAXPROCS(0))
 	f.wg.Wait()
@@ -64,6 +71,11 @@ type fan struct {
 	n     int64 // calls
 	width int64 // at most this many workers: min(n, limit)
 	do    func(i int)
+	// spare is a spare worker's goroutine: one func value for them all,
+	// where go f.method() allocated a closure per goroutine and put a
+	// frame of its own under each, on a stack the calls that block fill
+	// (see callBatch.run)
+	spare func()
 	// workers counts the workers started, the caller included
 	workers atomic.Int64
 	wg      sync.WaitGroup
@@ -75,23 +87,19 @@ type fan struct {
 // work claims and runs calls until none is left; after its first claim it
 // sends up to spares spare workers on their way.
 func (f *fan) work(spares int) {
-	i := f.next.Add(1) - 1
-	if i >= f.n {
-		return
-	}
-	f.sendSpares(spares)
-	for {
+	for i := f.claim(spares); i < f.n; i = f.next.Add(1) - 1 {
 		f.do(int(i))
-		if i = f.next.Add(1) - 1; i >= f.n {
-			return
-		}
 	}
 }
 
-// spareWork is work on a goroutine of its own, started as a spare.
-func (f *fan) spareWork() {
-	defer f.wg.Done()
-	f.work(1)
+// claim is a worker's first claim: when it got a call, it sends up to
+// spares spare workers on their way.
+func (f *fan) claim(spares int) int64 {
+	i := f.next.Add(1) - 1
+	if i < f.n {
+		f.sendSpares(spares)
+	}
+	return i
 }
 
 // sendSpares starts up to k spare workers while calls are left unclaimed
@@ -107,6 +115,6 @@ func (f *fan) sendSpares(k int) {
 		}
 		k--
 		f.wg.Add(1)
-		go f.spareWork()
+		go f.spare()
 	}
 }

@@ -22,16 +22,40 @@ type scratchpad struct {
 	// (a ToolNode's answers), which the task may give IDs in place as a
 	// nodeUpdate's: see ownList
 	owned []Message
+	// room, when set, is the array owned lies in (see listRoom)
+	room *listRoom
 }
 
 // ownList says msgs is a list the node made for its output alone, so the
 // task's write of exactly that list may get its messages' IDs in place
 // rather than in a copy (normalizeOne). LangGraph's add_messages sets the
 // IDs on the message objects the node returned, in place, too.
-func (sp *scratchpad) ownList(msgs []Message) {
+// room, when not nil, is the array with room in front that msgs lies in.
+func (sp *scratchpad) ownList(msgs []Message, room *listRoom) {
 	sp.mu.Lock()
-	sp.owned = msgs
+	sp.owned, sp.room = msgs, room
 	sp.mu.Unlock()
+}
+
+// mayTakeRoom reports whether a messages channel of the task's run may
+// take a list's array (see listRoom): it does so only for messages whose
+// IDs the run made up, in a run without a checkpointer (see mintState).
+func (sp *scratchpad) mayTakeRoom() bool {
+	return sp != nil && sp.run != nil && sp.run.saver == nil
+}
+
+// roomOf returns the room of v when v is the list ownList named with one.
+func (sp *scratchpad) roomOf(v any) *listRoom {
+	msgs, ok := v.([]Message)
+	if !ok {
+		return nil
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if !sp.room.holds(msgs) {
+		return nil
+	}
+	return sp.room
 }
 
 // owns reports whether v is the list ownList named.

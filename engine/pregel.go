@@ -1893,6 +1893,11 @@ func (r *run) applyWrites(tasks []*task, upd []bool) error {
 			if c := r.writeChannel(w.channel); c >= 0 {
 				values[counts[c]] = w.value
 				counts[c]++
+				if mc, ok := r.chans[c].(*messagesChan); ok && t.scratch != nil {
+					if room := t.scratch.roomOf(w.value); room != nil {
+						mc.room = room
+					}
+				}
 			}
 		}
 	}

@@ -264,20 +264,27 @@ const (
 // Node returns the ToolNode as a graph node.
 func (n *ToolNode) Node() NodeFunc {
 	return func(ctx context.Context, state State) (any, error) {
+		sp := scratchpadFrom(ctx)
 		var out any
 		var err error
+		var room *listRoom
 		if arg, ok := state[SendArgKey]; ok {
 			out, err = n.Invoke(ctx, arg)
 		} else {
-			out, err = n.Invoke(ctx, state)
+			if sp.mayTakeRoom() {
+				room = &listRoom{}
+			}
+			out, err = n.invokeRoom(ctx, state, false, room)
 		}
-		if s, ok := out.(State); ok && err == nil {
+		if s, ok := out.(State); ok && err == nil && sp != nil {
 			// the tool messages are a list the node made: the task may
-			// give them their IDs in place (see scratchpad.ownList)
+			// give them their IDs in place (see scratchpad.ownList), and
+			// the messages channel may take the array it lies in
 			if msgs, ok := s[n.opts.MessagesKey].([]Message); ok {
-				if sp := scratchpadFrom(ctx); sp != nil {
-					sp.ownList(msgs)
+				if !room.holds(msgs) {
+					room = nil
 				}
+				sp.ownList(msgs, room)
 			}
 		}
 		return out, err
@@ -309,6 +316,13 @@ func (n *ToolNode) Invoke(ctx context.Context, input any) (any, error) {
 
 // invoke is Invoke; inGraph gives the result as graphNode does.
 func (n *ToolNode) invoke(ctx context.Context, input any, inGraph bool) (any, error) {
+	return n.invokeRoom(ctx, input, inGraph, nil)
+}
+
+// invokeRoom is invoke; with room set, and a state as input, the tool
+// messages lie in an array with room in front of them for the state's
+// messages, which room describes (see listRoom).
+func (n *ToolNode) invokeRoom(ctx context.Context, input any, inGraph bool, room *listRoom) (any, error) {
 	if tc, ok := input.(ToolCallWithContext); ok {
 		// one call sent by a v2 agent (the usual case): no lists to build
 		msgs := make([]Message, 1)
@@ -331,7 +345,14 @@ func (n *ToolNode) invoke(ctx context.Context, input any, inGraph bool) (any, er
 	// in cmds. A Message boxed in an any cost an allocation of 200 bytes
 	// per call (W1: 4.05 -> 3.09 allocations per call with this and the
 	// preparedCall on the stack).
-	msgs := make([]Message, len(calls))
+	var msgs []Message
+	// in a graph, the answers are the task's own list, which the
+	// messages channel may take as it is (see listRoom)
+	if room != nil && kind == inputDict {
+		msgs = room.make(len(calls))
+	} else {
+		msgs = make([]Message, len(calls))
+	}
 	cmds := make([]*Command, len(calls))
 	errs := make([]error, len(calls))
 	// with a cap, a call not yet started when the run is cancelled does
@@ -357,29 +378,133 @@ func (n *ToolNode) invoke(ctx context.Context, input any, inGraph bool) (any, er
 // runPrepared runs the calls on fanOut's workers: calls that do not block
 // share a few workers, calls that block each get one, and the last call
 // of a large batch of waiting calls does not wait for the validation of
-// all the others before it starts (see fanOut). Each call is runCall,
-// whose answer lands in the call's slots.
+// all the others before it starts (see fanOut). Each call is
+// callBatch.run, whose answer lands in the call's slots.
 //
 // The calls' validated arguments are made together (value.NewObjects)
 // when the tools' schemas have the fast path: one allocation of 128
 // bytes per call was 12% of W1's CPU, and as many again in the GC's
 // sweeping of their spans.
 func (n *ToolNode) runPrepared(ctx context.Context, calls []ToolCall, states callStates, kind inputKind, rt *Runtime, limit int, capped bool, msgs []Message, cmds []*Command, errs []error) {
-	var args []Object
+	b := &callBatch{n: n, ctx: ctx, calls: calls, states: states, kind: kind, rt: rt, capped: capped, msgs: msgs, cmds: cmds, errs: errs}
 	if n.argsCap > 0 {
-		args = value.NewObjects(len(calls), n.argsCap)
+		b.args = value.NewObjects(len(calls), n.argsCap)
 	}
-	fanOut(len(calls), limit, func(i int) {
-		if capped && ctx.Err() != nil {
-			errs[i] = ctx.Err()
-			return
+	fanOut(len(calls), limit, b.run)
+}
+
+// callBatch is what runPrepared's workers share: the calls, how to run
+// them and the slots of their answers.
+type callBatch struct {
+	n      *ToolNode
+	ctx    context.Context
+	calls  []ToolCall
+	states callStates
+	kind   inputKind
+	rt     *Runtime
+	capped bool
+	// args, when set, holds the validated arguments of call i at i
+	args []Object
+	msgs []Message
+	cmds []*Command
+	errs []error
+}
+
+// run runs call i as runCall does. While a tool runs, run's is the only
+// frame of the node's below the worker's loop: what comes before the
+// tool (lookup, validation) is prepare's and what comes after is
+// finish's, frames that are gone while it runs, and the tool's panic is
+// recovered here rather than in a frame of its own (runTool). A call that
+// blocks holds its worker's stack below the tool, and a worker starts
+// with a small stack that grows (a copy of the stack, unwound frame by
+// frame) once the frames pass its size: the node's frames under a
+// spare worker's tool went from about 850 to 260 bytes, and W2's tool (a
+// timer and a select) now fits with them in a new goroutine's starting
+// stack of 2 KiB. The growth of the 1,024 workers' stacks doubled the
+// time it took to start W2's calls (TestToolCallsKeepStartingStacks).
+func (b *callBatch) run(i int) {
+	if b.capped && b.ctx.Err() != nil {
+		b.errs[i] = b.ctx.Err()
+		return
+	}
+	args, j := b.prepare(i)
+	if j < 0 {
+		return
+	}
+	// the call's error slot says the tool runs (see recoverTool)
+	b.errs[i] = errToolRunning
+	defer b.recoverTool(i)
+	var result any
+	var err error
+	if ft, ok := b.n.tools[j].(*funcTool); ok && ft.fn != nil {
+		// the invocation made in the call's argument registers, not on
+		// the stack first
+		call := &b.calls[i]
+		result, err = ft.fn(b.ctx, ToolInvocation{Call: ToolCall{Name: call.Name, Args: args, ID: call.ID}, Runtime: b.rt})
+	} else {
+		result, err = b.invokeTool(i, j, args)
+	}
+	b.errs[i] = nil
+	b.finish(i, j, result, err)
+}
+
+// invokeTool is run's call of tool j's Invoke, whose arguments (the
+// invocation by value after the tool) take more stack than run keeps for
+// a call.
+func (b *callBatch) invokeTool(i, j int, args *Object) (any, error) {
+	call := &b.calls[i]
+	return b.n.tools[j].Invoke(b.ctx, ToolInvocation{Call: ToolCall{Name: call.Name, Args: args, ID: call.ID}, Runtime: b.rt})
+}
+
+// errToolRunning is the error slot of a call whose tool runs: a panic
+// that finds it there is the tool's (recoverTool).
+var errToolRunning = errors.New("tool running")
+
+// prepare looks call i's tool up, validates its arguments and returns
+// them and the tool's index; a call that runCall would hand to
+// runGeneral (an unknown tool, injected arguments, invalid arguments) it
+// runs there, into its slots, and returns -1.
+func (b *callBatch) prepare(i int) (*Object, int) {
+	n, call := b.n, &b.calls[i]
+	if j, ok := n.byName[call.Name]; ok && len(n.defs[j].Inject) == 0 {
+		args := call.Args
+		if args == nil {
+			args = &Object{}
 		}
 		var dst *Object
-		if args != nil {
-			dst = &args[i]
+		if b.args != nil {
+			dst = &b.args[i]
 		}
-		cmds[i], errs[i] = n.runCall(ctx, &calls[i], states.at(i), kind, rt, dst, &msgs[i])
-	})
+		if validated, verr := n.schemas[j].ValidateInto(args, dst); verr == nil {
+			vargs, _ := validated.(*Object)
+			return vargs, j
+		}
+	}
+	b.cmds[i], b.errs[i] = n.runGeneral(b.ctx, call, b.states.at(i), b.kind, b.rt, &b.msgs[i])
+	return nil, -1
+}
+
+// finish shapes the outcome of call i's tool j (runTool's error handling,
+// then settle) into the call's slots.
+func (b *callBatch) finish(i, j int, result any, err error) {
+	def := &b.n.defs[j]
+	if err != nil && def.HandleToolError.Enabled {
+		result, err = toolError(def, result, err)
+	}
+	b.cmds[i], b.errs[i] = b.n.settle(&b.msgs[i], &b.calls[i], def, result, err, b.kind)
+}
+
+// recoverTool, deferred by run, turns a panic of call i's tool into the
+// call's error as runTool does; a panic after the tool returned goes on.
+func (b *callBatch) recoverTool(i int) {
+	if b.errs[i] != errToolRunning {
+		return
+	}
+	if p := recover(); p != nil {
+		call := &b.calls[i]
+		def := &b.n.defs[b.n.byName[call.Name]]
+		b.cmds[i], b.errs[i] = b.n.settle(&b.msgs[i], call, def, nil, panicError(call.Name, p), b.kind)
+	}
 }
 
 // runCall runs one call without a wrapper (what prepare and finish do),
@@ -389,10 +514,10 @@ func (n *ToolNode) runPrepared(ctx context.Context, calls []ToolCall, states cal
 // arguments called with arguments its schema accepts, runs here with a
 // small frame: nothing but the invocation on the stack, no request or
 // preparedCall built and copied, the tool message written once into its
-// slot. A worker's stack then seldom grows (W2 starts a worker per
-// blocked call). Every other call (an unknown tool, injected arguments,
+// slot. Every other call (an unknown tool, injected arguments,
 // arguments that fail validation, which validates them again) takes
-// runGeneral.
+// runGeneral. (The calls of a batch take callBatch.run, which answers as
+// runCall does with fewer frames under the tool.)
 func (n *ToolNode) runCall(ctx context.Context, call *ToolCall, state State, kind inputKind, rt *Runtime, dst *Object, out *Message) (*Command, error) {
 	j, ok := n.byName[call.Name]
 	if !ok || len(n.defs[j].Inject) > 0 {
@@ -694,7 +819,7 @@ func (n *ToolNode) settle(out *Message, call *ToolCall, def *ToolDef, result any
 			return nil, err
 		}
 		if content, handled := n.handleError(err); handled {
-			*out = Message{Type: TypeTool, Content: Text(content), Name: call.Name, ToolCallID: call.ID, Status: StatusError}
+			setToolMessage(out, Text(content), call.Name, call.ID, StatusError, nil)
 			return nil, nil
 		}
 		return nil, err
@@ -887,13 +1012,20 @@ func allBlocks(list []any) bool {
 }
 
 // shapeResult makes a tool's result the call's answer: a tool message in
-// out, or a command.
+// out, or a command. The usual result, a string, is shaped here, in a
+// small frame; the others by shapeOther, whose type switch keeps a copy
+// of each kind of result on its stack.
 func (n *ToolNode) shapeResult(out *Message, result any, call *ToolCall, def *ToolDef, kind inputKind) (*Command, error) {
-	switch t := result.(type) {
-	case string:
-		// the usual result, first
-		*out = Message{Type: TypeTool, Content: Text(t), Name: def.Name, ToolCallID: call.ID, Status: StatusSuccess}
+	if t, ok := result.(string); ok {
+		setToolMessage(out, Text(t), def.Name, call.ID, StatusSuccess, nil)
 		return nil, nil
+	}
+	return n.shapeOther(out, result, call, def, kind)
+}
+
+// shapeOther is shapeResult for a result that is not a string.
+func (n *ToolNode) shapeOther(out *Message, result any, call *ToolCall, def *ToolDef, kind inputKind) (*Command, error) {
+	switch t := result.(type) {
 	case *Command:
 		if t == nil {
 			break
@@ -913,11 +1045,21 @@ func (n *ToolNode) shapeResult(out *Message, result any, call *ToolCall, def *To
 		if status == "" {
 			status = StatusSuccess
 		}
-		*out = Message{Type: TypeTool, Content: ToolContent(t.Content), Artifact: t.Artifact, Name: def.Name, ToolCallID: call.ID, Status: status}
+		setToolMessage(out, ToolContent(t.Content), def.Name, call.ID, status, t.Artifact)
 		return nil, nil
 	}
-	*out = Message{Type: TypeTool, Content: ToolContent(result), Name: def.Name, ToolCallID: call.ID, Status: StatusSuccess}
+	setToolMessage(out, ToolContent(result), def.Name, call.ID, StatusSuccess, nil)
 	return nil, nil
+}
+
+// setToolMessage makes *out the tool message of a call, field by field: a
+// composite literal assigned through a pointer is built in a temporary
+// on the stack, one per literal, and the four that settle and
+// shapeResult had made their frames 1.5 kB, which every worker's stack
+// grew for once its tool returned (see callBatch.run).
+func setToolMessage(out *Message, content Content, name, callID, status string, artifact any) {
+	*out = Message{}
+	out.Type, out.Content, out.Name, out.ToolCallID, out.Status, out.Artifact = TypeTool, content, name, callID, status, artifact
 }
 
 // shapeMessage makes a tool message a tool returned the call's answer.
