@@ -343,8 +343,10 @@ type run struct {
 
 	stopped bool
 	saver   Checkpointer
-	// snapSaver is the saver when it takes snapshots (SnapshotSaver)
+	// snapSaver is the saver when it takes snapshots (SnapshotSaver),
+	// snaps where the run cuts them from
 	snapSaver SnapshotSaver
+	snaps     snapArena
 	cpCfg     CheckpointConfig
 	// cpID is the ID of the run's newest checkpoint ("" before the first
 	// on a new thread); vers its versions
