@@ -547,7 +547,10 @@ func withIDs(msgs []Message, side string, offset int) []Message {
 // uuidFromHash returns a UUID-shaped string (version 8, "custom") from the
 // SHA-256 of the parts. The engine uses it for every ID it makes up, so IDs
 // are stable across runs and machines.
-func uuidFromHash(parts ...string) string {
+func uuidFromHash(parts ...string) string { return uuidFromHashIn(nil, parts...) }
+
+// uuidFromHashIn is uuidFromHash, made in arena when it is not nil.
+func uuidFromHashIn(arena *idArena, parts ...string) string {
 	// parts joined with NUL terminators, hashed in one call: a short input
 	// stays in this stack buffer, so the ID costs one allocation
 	var stack [256]byte
@@ -557,6 +560,9 @@ func uuidFromHash(parts ...string) string {
 		buf = append(buf, 0)
 	}
 	sum := sha256.Sum256(buf)
+	if arena != nil {
+		return arena.uuid((*[16]byte)(sum[:16]))
+	}
 	return formatUUID((*[16]byte)(sum[:16]))
 }
 
@@ -770,11 +776,11 @@ func mix64(x uint64) uint64 {
 
 // messageID is the ID of the n-th message without one that task t wrote:
 // hashed from the checkpoint and the task when a saver keeps them (the IDs
-// golden transcripts show), a fast ID otherwise, cut from the task's
-// arena. The caller holds t.mu.
+// golden transcripts show), a fast ID otherwise, either cut from the
+// task's arena. The caller holds t.mu.
 func (r *run) messageID(t *task, n int) string {
 	if r.saver == nil {
 		return r.fastIDIn(&t.ids, idMessage, t.scratch.step, t.ord, n)
 	}
-	return uuidFromHash(r.cpID, t.id, strconv.Itoa(n))
+	return uuidFromHashIn(&t.ids, r.cpID, t.id, strconv.Itoa(n))
 }

@@ -343,6 +343,8 @@ type run struct {
 
 	stopped bool
 	saver   Checkpointer
+	// taskIDs is where the hashed IDs of the run's tasks are cut from
+	taskIDs idArena
 	// snapSaver is the saver when it takes snapshots (SnapshotSaver),
 	// snaps where the run cuts them from
 	snapSaver SnapshotSaver
@@ -986,7 +988,7 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 			t.idx, t.triggers = idx, pushTriggers
 			if r.saver != nil {
 				// without a saver the ID is made when used (taskID)
-				t.id = uuidFromHash(cpID, r.cpCfg.CheckpointNS, stepStr, send.Node, chPush, strconv.Itoa(idx))
+				t.id = uuidFromHashIn(&r.taskIDs, cpID, r.cpCfg.CheckpointNS, stepStr, send.Node, chPush, strconv.Itoa(idx))
 			}
 			switch a := send.Arg.(type) {
 			case State:
@@ -1013,7 +1015,7 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 			// the parts on the stack: uuidFromHash only reads them
 			var buf [8]string
 			parts := append(append(buf[:0], cpID, r.cpCfg.CheckpointNS, stepStr, node.name, chPull), node.taskTriggers...)
-			t.id = uuidFromHash(parts...)
+			t.id = uuidFromHashIn(&r.taskIDs, parts...)
 		}
 		if node.single != "" {
 			v, ok := r.chans[node.singleCh].get()
