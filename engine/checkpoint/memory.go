@@ -161,9 +161,12 @@ func (m *Memory) put(cfg engine.CheckpointConfig, rec saved) (engine.CheckpointC
 	s := t.newSaved()
 	*s = rec
 	i, found := t.search(id)
-	if !found {
+	switch {
+	case !found && i == len(t.saves):
+		t.saves = append(t.saves, s)
+	case !found:
 		t.saves = slices.Insert(t.saves, i, s)
-	} else {
+	default:
 		old := t.saves[i]
 		*t.childrenOf(old.parent)--
 		s.children = old.children
@@ -187,7 +190,7 @@ func (m *Memory) put(cfg engine.CheckpointConfig, rec saved) (engine.CheckpointC
 // search returns the position of the checkpoint id in t.saves, or where
 // it would go, and whether it is there. The thread's newest, which a run
 // names as its next put's parent and its writes' checkpoint, is looked
-// at first.
+// at first, then the one before it (the parent, once the put is in).
 func (t *thread) search(id string) (int, bool) {
 	n := len(t.saves)
 	if n == 0 {
@@ -198,6 +201,8 @@ func (t *thread) search(id string) (int, bool) {
 		return n - 1, true
 	case last < id:
 		return n, false
+	case n >= 2 && t.saves[n-2].id == id:
+		return n - 2, true
 	}
 	return slices.BinarySearchFunc(t.saves[:n-1], id, func(s *saved, id string) int { return strings.Compare(s.id, id) })
 }
