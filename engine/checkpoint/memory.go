@@ -51,8 +51,13 @@ type thread struct {
 	roots   int
 	orphans map[string]*int
 	key     threadKey
-	// idTail ends every checkpoint ID of the thread (checkpointID)
-	idTail string
+	// idTail ends every checkpoint ID of the thread (checkpointID), once
+	// hasTail
+	idTail  [23]byte
+	hasTail bool
+	// first is how many records, IDs and slots the thread makes room for
+	// at its first put: as many as the thread put last before it took
+	first int
 	// slab holds records not used yet, made a few at a time (newSaved)
 	slab []saved
 	// idBlock holds the IDs of puts idFirst, idFirst+1, ... one after
@@ -221,7 +226,11 @@ func (t *thread) get(id string) *saved {
 // record and a put costs no allocation of its own.
 func (t *thread) newSaved() *saved {
 	if len(t.slab) == 0 {
-		t.slab = make([]saved, min(max(len(t.saves), 2), 8))
+		k := min(max(len(t.saves), 2), 8)
+		if len(t.saves) == 0 {
+			k = max(k, t.first)
+		}
+		t.slab = make([]saved, k)
 	}
 	s := &t.slab[0]
 	t.slab = t.slab[1:]
@@ -236,7 +245,13 @@ func (m *Memory) thread(key threadKey) *thread {
 	}
 	t := m.threads[key]
 	if t == nil {
-		t = &thread{key: key, saves: make([]*saved, 0, 8)}
+		// a new thread takes as many checkpoints as the last one put
+		// probably (a run of the same graph), up to 32
+		first := 8
+		if m.last != nil {
+			first = min(max(len(m.last.saves), 2), 32)
+		}
+		t = &thread{key: key, saves: make([]*saved, 0, first), first: first}
 		m.threads[key] = t
 		if m.nss == nil {
 			m.nss = map[string][]string{}
@@ -309,9 +324,8 @@ func (t *thread) checkpointID(key threadKey, n uint64) string {
 
 // appendCheckpointID appends t.checkpointID(key, n) to buf.
 func (t *thread) appendCheckpointID(buf []byte, key threadKey, n uint64) []byte {
-	if t.idTail == "" {
-		// "-6aaa-bbbb-cccccccccccc" of checkpointID(key, 0)
-		t.idTail = checkpointID(key, 0)[13:]
+	if !t.hasTail {
+		t.idTail, t.hasTail = idTail(key), true
 	}
 	var id [36]byte
 	const digits = "0123456789abcdef"
@@ -325,8 +339,28 @@ func (t *thread) appendCheckpointID(buf []byte, key threadKey, n uint64) []byte 
 		}
 	}
 	id[8] = '-'
-	copy(id[13:], t.idTail)
+	copy(id[13:], t.idTail[:])
 	return append(buf, id[:]...)
+}
+
+// idTail is "-6aaa-bbbb-cccccccccccc" of checkpointID(key, 0), without
+// fmt (a thread per run of W3 formatted it).
+func idTail(key threadKey) [23]byte {
+	var stack [128]byte
+	in := append(append(append(stack[:0], key.id...), 0), key.ns...)
+	h := sha256.Sum256(in)
+	var tail [23]byte
+	putHex := func(dst []byte, v uint64) {
+		for i := len(dst) - 1; i >= 0; i-- {
+			dst[i] = "0123456789abcdef"[v&0xf]
+			v >>= 4
+		}
+	}
+	tail[0], tail[1], tail[5], tail[10] = '-', '6', '-', '-'
+	putHex(tail[2:5], uint64(binary.BigEndian.Uint16(h[0:2])&0x0fff))
+	putHex(tail[6:10], uint64(binary.BigEndian.Uint16(h[2:4])&0x3fff|0x8000))
+	putHex(tail[11:23], binary.BigEndian.Uint64(h[8:16])&0xffffffffffff)
+	return tail
 }
 
 // idsPerBlock is the number of IDs nextID makes at a time.
@@ -343,6 +377,9 @@ func (t *thread) nextID(key threadKey, n uint64) string {
 	}
 	// as many as the thread took so far, from two up to eight
 	k := min(max(n, 2), idsPerBlock)
+	if n == 1 {
+		k = max(k, uint64(t.first))
+	}
 	buf := make([]byte, 0, k*36)
 	for i := range k {
 		buf = t.appendCheckpointID(buf, key, n+i)
