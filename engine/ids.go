@@ -551,19 +551,23 @@ func uuidFromHash(parts ...string) string { return uuidFromHashIn(nil, parts...)
 
 // uuidFromHashIn is uuidFromHash, made in arena when it is not nil.
 func uuidFromHashIn(arena *idArena, parts ...string) string {
-	// parts joined with NUL terminators, hashed in one call: a short input
-	// stays in this stack buffer, so the ID costs one allocation
+	sum := hashParts(parts...)
+	if arena != nil {
+		return arena.uuid((*[16]byte)(sum[:16]))
+	}
+	return formatUUID((*[16]byte)(sum[:16]))
+}
+
+// hashParts is the SHA-256 of parts, each followed by a NUL, hashed in
+// one call: a short input stays in a stack buffer.
+func hashParts(parts ...string) [32]byte {
 	var stack [256]byte
 	buf := stack[:0]
 	for _, p := range parts {
 		buf = append(buf, p...)
 		buf = append(buf, 0)
 	}
-	sum := sha256.Sum256(buf)
-	if arena != nil {
-		return arena.uuid((*[16]byte)(sum[:16]))
-	}
-	return formatUUID((*[16]byte)(sum[:16]))
+	return sha256.Sum256(buf)
 }
 
 // formatUUID writes 16 bytes as a UUID of version 8 ("custom") with the
@@ -776,11 +780,15 @@ func mix64(x uint64) uint64 {
 
 // messageID is the ID of the n-th message without one that task t wrote:
 // hashed from the checkpoint and the task when a saver keeps them (the IDs
-// golden transcripts show), a fast ID otherwise, either cut from the
-// task's arena. The caller holds t.mu.
+// golden transcripts show), cut from the run's arena (tasks of a superstep
+// write one message each, mostly); a fast ID cut from the task's arena
+// otherwise. The caller holds t.mu.
 func (r *run) messageID(t *task, n int) string {
 	if r.saver == nil {
 		return r.fastIDIn(&t.ids, idMessage, t.scratch.step, t.ord, n)
 	}
-	return uuidFromHashIn(&t.ids, r.cpID, t.id, strconv.Itoa(n))
+	sum := hashParts(r.cpID, t.id, strconv.Itoa(n))
+	r.msgIDsMu.Lock()
+	defer r.msgIDsMu.Unlock()
+	return r.msgIDs.uuid((*[16]byte)(sum[:16]))
 }

@@ -343,8 +343,11 @@ type run struct {
 
 	stopped bool
 	saver   Checkpointer
-	// taskIDs is where the hashed IDs of the run's tasks are cut from
-	taskIDs idArena
+	// taskIDs is where the hashed IDs of the run's tasks are cut from,
+	// msgIDs (under msgIDsMu) those of their messages
+	taskIDs  idArena
+	msgIDs   idArena
+	msgIDsMu sync.Mutex
 	// snapSaver is the saver when it takes snapshots (SnapshotSaver),
 	// snaps where the run cuts them from
 	snapSaver SnapshotSaver
