@@ -55,8 +55,8 @@ type thread struct {
 	// hasTail
 	idTail  [23]byte
 	hasTail bool
-	// first is how many records, IDs and slots the thread makes room for
-	// at its first put: as many as the thread put last before it took
+	// first is how many records and IDs the thread makes room for at its
+	// first put (see Memory.thread)
 	first int
 	// slab holds records not used yet, made a few at a time (newSaved)
 	slab []saved
@@ -245,13 +245,15 @@ func (m *Memory) thread(key threadKey) *thread {
 	}
 	t := m.threads[key]
 	if t == nil {
-		// a new thread takes as many checkpoints as the last one put
-		// probably (a run of the same graph), up to 32
-		first := 8
-		if m.last != nil {
-			first = min(max(len(m.last.saves), 2), 32)
+		// a new thread probably takes as many checkpoints as the last
+		// one put in the same namespace (a run of the same graph), up to
+		// 32; a subgraph's namespace, new for every call, is another
+		// namespace than its parent's
+		first := 2
+		if l := m.last; l != nil && l.key.ns == key.ns {
+			first = min(max(len(l.saves), 2), 32)
 		}
-		t = &thread{key: key, saves: make([]*saved, 0, first), first: first}
+		t = &thread{key: key, saves: make([]*saved, 0, max(first, 8)), first: first}
 		m.threads[key] = t
 		if m.nss == nil {
 			m.nss = map[string][]string{}
