@@ -163,23 +163,23 @@ func (m *Memory) put(cfg engine.CheckpointConfig, rec saved) (engine.CheckpointC
 			rec.cp.ID = id
 		}
 	}
-	s := t.newSaved()
-	*s = rec
+	var s *saved
 	i, found := t.search(id)
-	switch {
-	case !found && i == len(t.saves):
-		t.saves = append(t.saves, s)
-	case !found:
-		t.saves = slices.Insert(t.saves, i, s)
-	default:
-		old := t.saves[i]
-		*t.childrenOf(old.parent)--
-		s.children = old.children
-		// the writes belong to the checkpoint's ID, not to one put of
-		// it; they may stay in the old record's buffers, which nothing
-		// else reads any more
-		s.writes = old.writes
-		t.saves[i] = s
+	if found {
+		// the record of the ID takes the new checkpoint, in place (a
+		// slab's record is never freed alone); its children and writes
+		// belong to the checkpoint's ID, not to one put of it
+		s = t.saves[i]
+		*t.childrenOf(s.parent)--
+		s.cp, s.snap, s.meta, s.parent = rec.cp, rec.snap, rec.meta, rec.parent
+	} else {
+		s = t.newSaved()
+		*s = rec
+		if i == len(t.saves) {
+			t.saves = append(t.saves, s)
+		} else {
+			t.saves = slices.Insert(t.saves, i, s)
+		}
 	}
 	if !found && t.orphans != nil {
 		// children put before their parent
