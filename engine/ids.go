@@ -464,17 +464,27 @@ func withIDs(msgs []Message, side string, offset int) []Message {
 // uuidFromHash returns a UUID-shaped string (version 8, "custom") from the
 // SHA-256 of the parts. The engine uses it for every ID it makes up, so IDs
 // are stable across runs and machines.
-func uuidFromHash(parts ...string) string {
-	// parts joined with NUL terminators, hashed in one call: a short input
-	// stays in this stack buffer, so the ID costs one allocation
+func uuidFromHash(parts ...string) string { return uuidFromHashIn(nil, parts...) }
+
+// uuidFromHashIn is uuidFromHash, made in arena when it is not nil.
+func uuidFromHashIn(arena *idArena, parts ...string) string {
+	sum := hashParts(parts...)
+	if arena != nil {
+		return arena.uuid((*[16]byte)(sum[:16]))
+	}
+	return formatUUID((*[16]byte)(sum[:16]))
+}
+
+// hashParts is the SHA-256 of parts, each followed by a NUL, hashed in
+// one call: a short input stays in a stack buffer.
+func hashParts(parts ...string) [32]byte {
 	var stack [256]byte
 	buf := stack[:0]
 	for _, p := range parts {
 		buf = append(buf, p...)
 		buf = append(buf, 0)
 	}
-	sum := sha256.Sum256(buf)
-	return formatUUID((*[16]byte)(sum[:16]))
+	return sha256.Sum256(buf)
 }
 
 // formatUUID writes 16 bytes as a UUID of version 8 ("custom") with the
@@ -687,13 +697,17 @@ func mix64(x uint64) uint64 {
 
 // messageID is the ID of the n-th message without one that task t wrote:
 // hashed from the checkpoint and the task when a saver keeps them (the IDs
-// golden transcripts show), a fast ID otherwise, cut from the task's
-// arena. The caller holds t.mu.
+// golden transcripts show), cut from the run's arena (tasks of a superstep
+// write one message each, mostly); a fast ID cut from the task's arena
+// otherwise. The caller holds t.mu.
 func (r *run) messageID(t *task, n int) string {
 	if r.saver == nil {
 		return r.fastIDIn(&t.ids, idMessage, t.scratch.step, t.ord, n)
 	}
-	return uuidFromHash(r.cpID, t.id, strconv.Itoa(n))
+	sum := hashParts(r.cpID, t.id, strconv.Itoa(n))
+	r.msgIDsMu.Lock()
+	defer r.msgIDsMu.Unlock()
+	return r.msgIDs.uuid((*[16]byte)(sum[:16]))
 }
 
 // nodeSeed is the SHA-256 state after a list's messages up to the end of

@@ -343,8 +343,15 @@ type run struct {
 
 	stopped bool
 	saver   Checkpointer
-	// snapSaver is the saver when it takes snapshots (SnapshotSaver)
+	// taskIDs is where the hashed IDs of the run's tasks are cut from,
+	// msgIDs (under msgIDsMu) those of their messages
+	taskIDs  idArena
+	msgIDs   idArena
+	msgIDsMu sync.Mutex
+	// snapSaver is the saver when it takes snapshots (SnapshotSaver),
+	// snaps where the run cuts them from
 	snapSaver SnapshotSaver
+	snaps     snapArena
 	cpCfg     CheckpointConfig
 	// cpID is the ID of the run's newest checkpoint ("" before the first
 	// on a new thread); vers its versions
@@ -942,7 +949,7 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 			t.idx, t.triggers = idx, pushTriggers
 			if r.saver != nil {
 				// without a saver the ID is made when used (taskID)
-				t.id = uuidFromHash(cpID, r.cpCfg.CheckpointNS, stepStr, send.Node, chPush, strconv.Itoa(idx))
+				t.id = uuidFromHashIn(&r.taskIDs, cpID, r.cpCfg.CheckpointNS, stepStr, send.Node, chPush, strconv.Itoa(idx))
 			}
 			switch a := send.Arg.(type) {
 			case State:
@@ -969,7 +976,7 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 			// the parts on the stack: uuidFromHash only reads them
 			var buf [8]string
 			parts := append(append(buf[:0], cpID, r.cpCfg.CheckpointNS, stepStr, node.name, chPull), node.taskTriggers...)
-			t.id = uuidFromHash(parts...)
+			t.id = uuidFromHashIn(&r.taskIDs, parts...)
 		}
 		if node.single != "" {
 			v, ok := r.chans[node.singleCh].get()

@@ -132,3 +132,25 @@ func TestPropHexWordMatchesHexDecode(t *testing.T) {
 		}
 	})
 }
+
+// TestPropHashedIDsInArena: hashed IDs cut from an arena (a run's task
+// IDs, a task's message IDs with a saver) are the IDs uuidFromHash
+// returns, and stay so after the arena has handed out more (past its
+// chunks' ends).
+func TestPropHashedIDsInArena(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var arena idArena
+		var parts [][]string
+		var got []string
+		for range rapid.IntRange(1, 150).Draw(t, "ids") {
+			p := rapid.SliceOfN(rapid.String(), 1, 6).Draw(t, "parts")
+			parts = append(parts, p)
+			got = append(got, uuidFromHashIn(&arena, p...))
+		}
+		for i, p := range parts {
+			if want := uuidFromHash(p...); got[i] != want {
+				t.Fatalf("ID %d of %q in an arena = %s, want %s", i, p, got[i], want)
+			}
+		}
+	})
+}

@@ -106,3 +106,50 @@ func TestPropFastIDsDistinct(t *testing.T) {
 		}
 	})
 }
+
+// TestPropSnapshotsKeepTheirVersions: the snapshots a run takes one after
+// another (cut from shared slabs, their numbers in 32 bits each when all
+// fit and in 64 otherwise) each give back the versions and versions seen
+// the run had when it took them, whatever versions, small or past 2^31,
+// came in between, and however many snapshots share a slab.
+func TestPropSnapshotsKeepTheirVersions(t *testing.T) {
+	rapid.Check(t, propSnapshotsKeepTheirVersions)
+}
+
+func FuzzSnapshotsKeepTheirVersions(f *testing.F) {
+	f.Fuzz(rapid.MakeFuzz(propSnapshotsKeepTheirVersions))
+}
+
+func propSnapshotsKeepTheirVersions(t *rapid.T) {
+	g := versionsGraph(t)
+	version := rapid.OneOf(rapid.Int64Range(0, 40), rapid.Int64Range(1<<31-2, 1<<31+2), rapid.Int64Range(0, 1<<62))
+	r := &run{g: g, vers: newVersions(g), chans: g.channelsFrom(&Checkpoint{})}
+	r.updated = make([]bool, len(g.chanNames))
+	type want struct {
+		cur  map[string]int64
+		seen map[string]map[string]int64
+	}
+	var snaps []*CheckpointSnapshot
+	var wants []want
+	for range rapid.IntRange(1, 20).Draw(t, "snapshots") {
+		for range rapid.IntRange(0, 4).Draw(t, "changes") {
+			c := rapid.IntRange(0, len(g.chanNames)-1).Draw(t, "channel")
+			if rapid.Bool().Draw(t, "seen") {
+				r.vers.markSeen(rapid.IntRange(0, len(r.vers.rowHas)-1).Draw(t, "row"), c, version.Draw(t, "seen version"))
+			} else {
+				r.vers.set(c, version.Draw(t, "version"))
+			}
+		}
+		snaps = append(snaps, r.snapshot())
+		wants = append(wants, want{r.vers.channelVersions(g), r.vers.versionsSeen(g, nil)})
+	}
+	for i, s := range snaps {
+		cp := s.Checkpoint()
+		if !reflect.DeepEqual(cp.ChannelVersions, wants[i].cur) {
+			t.Fatalf("snapshot %d: channel versions\n got %v\nwant %v", i, cp.ChannelVersions, wants[i].cur)
+		}
+		if !reflect.DeepEqual(cp.VersionsSeen, wants[i].seen) {
+			t.Fatalf("snapshot %d: versions seen\n got %v\nwant %v", i, cp.VersionsSeen, wants[i].seen)
+		}
+	}
+}

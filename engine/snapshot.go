@@ -10,28 +10,30 @@ import (
 // CheckpointSnapshot is a checkpoint in the form a run holds it: the
 // channel values and versions by channel number, the versions each node
 // saw in a table by node and channel, and the time. A run makes one per
-// superstep for a saver that takes them (SnapshotSaver) in two
-// allocations for a graph of up to eight channels (three beyond), one of
-// them without pointers for the garbage collector to follow, where the
-// checkpoint's public shape takes five maps and their entries;
-// Checkpoint builds that shape when someone reads the checkpoint. A
-// snapshot never changes once made, so a saver may keep it as it is and
-// share it between readers.
+// superstep for a saver that takes them (SnapshotSaver), cut from a few
+// slabs it allocates for several snapshots at a time (snapArena), its
+// numbers in 32 bits each when they fit and without pointers for the
+// garbage collector to follow, where the checkpoint's public shape takes
+// five maps and their entries; Checkpoint builds that shape when someone
+// reads the checkpoint. A snapshot never changes once made, so a saver
+// may keep it as it is and share it between readers.
 type CheckpointSnapshot struct {
 	g  *Graph
 	ts time.Time
-	// nums holds the channel versions (nCh), the seen table (rows × nCh),
-	// each channel's state (nCh: noValue, noPrefix or its list prefix),
-	// then as bits whether each version, each seen entry and each row is
-	// there (the versions table's has, seenHas and rowHas)
-	nums      []int64
+	// nums holds the channel versions (nCh), the seen table (rows × nCh)
+	// and each channel's state (nCh: noValue, noPrefix or its list
+	// prefix), each in one int32 when all of them fit (wide is false),
+	// in two otherwise (the low half first); then as bits, 32 to an
+	// int32, whether each version, each seen entry and each row is there
+	// (the versions table's has, seenHas and rowHas)
+	nums      []int32
+	wide      bool
 	rows      int
 	max       int64
 	extraCur  map[string]int64
 	extraSeen map[string]map[string]int64
-	// vals[c] is channel c's value, in valsBuf for a small graph
+	// vals[c] is channel c's value
 	vals    []any
-	valsBuf [8]any
 	updated []string
 }
 
@@ -40,23 +42,38 @@ const (
 	noValue  = -2
 )
 
-// parts returns the parts of nums.
-func (s *CheckpointSnapshot) parts() (cur, seen, state []int64, bits []int64) {
+// parts returns the numbers of nums, widened, and its bits.
+func (s *CheckpointSnapshot) parts() (cur, seen, state []int64, bits []int32) {
 	n := len(s.vals)
-	cur = s.nums[:n]
-	seen = s.nums[n : n+s.rows*n]
-	state = s.nums[n+s.rows*n : 2*n+s.rows*n]
-	return cur, seen, state, s.nums[2*n+s.rows*n:]
+	count := 2*n + s.rows*n
+	all := make([]int64, count)
+	width := 1
+	if s.wide {
+		width = 2
+	}
+	for i := range all {
+		if s.wide {
+			all[i] = int64(uint32(s.nums[2*i])) | int64(s.nums[2*i+1])<<32
+		} else {
+			all[i] = int64(s.nums[i])
+		}
+	}
+	return all[:n], all[n : n+s.rows*n], all[n+s.rows*n:], s.nums[width*count:]
 }
 
-// snapshotWords is the length of nums for n channels and rows rows.
-func snapshotWords(n, rows int) int {
+// snapshotWords is the length of nums for n channels and rows rows, its
+// numbers wide or not.
+func snapshotWords(n, rows int, wide bool) int {
+	count := 2*n + rows*n
+	if wide {
+		count *= 2
+	}
 	flags := n + rows*n + rows
-	return 2*n + rows*n + (flags+63)/64
+	return count + (flags+31)/32
 }
 
-func getBit(bits []int64, i int) bool { return bits[i/64]&(1<<(i%64)) != 0 }
-func setBit(bits []int64, i int)      { bits[i/64] |= 1 << (i % 64) }
+func getBit(bits []int32, i int) bool { return bits[i/32]&(1<<(i%32)) != 0 }
+func setBit(bits []int32, i int)      { bits[i/32] |= 1 << (i % 32) }
 
 // versions returns the versions table the snapshot was taken of, new
 // (its extra maps are the snapshot's: read them only).
@@ -126,20 +143,108 @@ type SnapshotSaver interface {
 	PutSnapshot(ctx context.Context, cfg CheckpointConfig, s *CheckpointSnapshot, meta CheckpointMetadata) (CheckpointConfig, error)
 }
 
+// snapArena is where a run cuts its snapshots from: slabs of a few
+// snapshots, of their values and of their numbers, each made for as many
+// snapshots as the run took so far, from two up to eight. A run's
+// snapshots go to one thread of one saver, which keeps them all as long
+// as it keeps the thread, so a slab is freed with its last snapshot; a
+// superstep's snapshot then costs no allocation of its own (it cost two:
+// W3 puts 23 checkpoints per run).
+type snapArena struct {
+	snaps []CheckpointSnapshot
+	vals  []any
+	nums  []int32
+	taken int
+}
+
+// next returns a zero snapshot with n values and words numbers.
+func (a *snapArena) next(n, words int) *CheckpointSnapshot {
+	k := min(max(a.taken, 2), 8)
+	a.taken++
+	if len(a.snaps) == 0 {
+		a.snaps = make([]CheckpointSnapshot, k)
+	}
+	s := &a.snaps[0]
+	a.snaps = a.snaps[1:]
+	if len(a.vals) < n {
+		a.vals = make([]any, k*n)
+	}
+	s.vals, a.vals = a.vals[:n:n], a.vals[n:]
+	if len(a.nums) < words {
+		a.nums = make([]int32, k*words)
+	}
+	s.nums, a.nums = a.nums[:words:words], a.nums[words:]
+	return s
+}
+
+// fits32 reports whether every number of nums fits in an int32.
+func fits32(nums ...[]int64) bool {
+	for _, ns := range nums {
+		for _, x := range ns {
+			if x != int64(int32(x)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // snapshot is the checkpoint of the run's channels and versions as a
 // snapshot; it resets the channels' list prefixes as checkpoint does.
 func (r *run) snapshot() *CheckpointSnapshot {
 	g, w := r.g, r.vers
 	n, rows := len(r.chans), len(w.rowHas)
-	s := &CheckpointSnapshot{g: g, rows: rows, max: w.max, nums: make([]int64, snapshotWords(n, rows))}
-	if n <= len(s.valsBuf) {
-		s.vals = s.valsBuf[:n:n]
-	} else {
-		s.vals = make([]any, n)
+	// the states are list prefixes (lengths) and the negative markers
+	var stateBuf [8]int64
+	state := stateBuf[:0]
+	if n > len(stateBuf) {
+		state = make([]int64, 0, n)
 	}
-	cur, seen, state, bits := s.parts()
-	copy(cur, w.cur)
-	copy(seen, w.seen)
+	for range n {
+		state = append(state, noValue)
+	}
+	s := r.snaps.next(n, snapshotWords(n, rows, false))
+	s.g, s.rows, s.max = g, rows, w.max
+	for c, ch := range r.chans {
+		if _, has := w.get(c); !has {
+			continue
+		}
+		v, ok := ch.checkpoint()
+		if !ok {
+			continue
+		}
+		s.vals[c], state[c] = v, noPrefix
+		switch ch := ch.(type) {
+		case *binop:
+			if ch.prefix >= 0 {
+				state[c] = int64(ch.prefix)
+			}
+			ch.resetPrefix()
+		case *messagesChan:
+			state[c] = int64(ch.prefix)
+			ch.resetPrefix()
+		}
+	}
+	s.wide = !fits32(w.cur, w.seen, state)
+	if s.wide {
+		// rare: a version or a prefix of 2^31 or more
+		s.nums = make([]int32, snapshotWords(n, rows, true))
+	}
+	nums, count := s.nums, 0
+	for _, part := range [][]int64{w.cur, w.seen, state} {
+		for _, x := range part {
+			if s.wide {
+				nums[2*count], nums[2*count+1] = int32(uint32(x)), int32(x>>32)
+			} else {
+				nums[count] = int32(x)
+			}
+			count++
+		}
+	}
+	if s.wide {
+		count *= 2
+	}
+	bits := nums[count:]
 	for c, h := range w.has {
 		if h {
 			setBit(bits, c)
@@ -162,27 +267,6 @@ func (r *run) snapshot() *CheckpointSnapshot {
 		s.extraSeen = make(map[string]map[string]int64, len(w.extraSeen))
 		for node, m := range w.extraSeen {
 			s.extraSeen[node] = maps.Clone(m)
-		}
-	}
-	for c, ch := range r.chans {
-		state[c] = noValue
-		if _, has := w.get(c); !has {
-			continue
-		}
-		v, ok := ch.checkpoint()
-		if !ok {
-			continue
-		}
-		s.vals[c], state[c] = v, noPrefix
-		switch ch := ch.(type) {
-		case *binop:
-			if ch.prefix >= 0 {
-				state[c] = int64(ch.prefix)
-			}
-			ch.resetPrefix()
-		case *messagesChan:
-			state[c] = int64(ch.prefix)
-			ch.resetPrefix()
 		}
 	}
 	s.ts = g.clock.Now().UTC()

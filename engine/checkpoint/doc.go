@@ -48,7 +48,11 @@
 // form, a few allocations where the public shape takes five maps, which
 // Memory keeps as they are and turns into new maps when GetTuple or List
 // returns them. Channel values and write values are shared, since values
-// are immutable by convention.
+// are immutable by convention. A thread keeps its checkpoints in a list
+// sorted by ID, where a run's put finds its parent (the newest) without
+// hashing; their records and IDs are cut from a few allocations per
+// thread, sized by the last thread of the namespace, as the run cuts its
+// snapshots from a few of its own.
 //
 // # Concurrency: one head per branch
 //

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/agenteval/agenteval/engine"
@@ -39,17 +40,30 @@ type threadKey struct {
 // thread is one thread's history.
 type thread struct {
 	puts uint64
-	// ids holds the thread's checkpoint IDs in ascending order.
-	ids         []string
-	checkpoints map[string]*saved
+	// saves holds the thread's checkpoints in ascending order of their
+	// IDs: a put finds its parent, the thread's newest, at the end, and
+	// any other by binary search (a map hashed every 36-byte ID twice per
+	// put and grew with the thread)
+	saves []*saved
 	// roots counts the checkpoints put without a parent, orphans those
 	// put under a parent the thread does not hold (saved.children counts
 	// the others), for the conflict check
 	roots   int
 	orphans map[string]*int
 	key     threadKey
-	// idTail ends every checkpoint ID of the thread (checkpointID)
-	idTail string
+	// idTail ends every checkpoint ID of the thread (checkpointID), once
+	// hasTail
+	idTail  [23]byte
+	hasTail bool
+	// first is how many records and IDs the thread makes room for at its
+	// first put (see Memory.thread)
+	first int
+	// slab holds records not used yet, made a few at a time (newSaved)
+	slab []saved
+	// idBlock holds the IDs of puts idFirst, idFirst+1, ... one after
+	// another, made a few at a time (nextID)
+	idBlock string
+	idFirst uint64
 }
 
 // saved is one stored checkpoint: its ID, the checkpoint a caller put (cp)
@@ -64,8 +78,10 @@ type saved struct {
 	// children counts the checkpoints put under this one
 	children int
 	writes   []taskWrites
-	// most checkpoints get the writes of one task
+	// most checkpoints get the writes of one task, and most tasks write
+	// one or two channels: they are kept here, in the record
 	writesBuf [1]taskWrites
+	inline    [2]slotWrite
 }
 
 type taskWrites struct {
@@ -73,10 +89,12 @@ type taskWrites struct {
 	writes []slotWrite
 }
 
-// slotWrite is a write and its engine.WriteSlot.
+// slotWrite is a write of its task (taskWrites.task) and its
+// engine.WriteSlot.
 type slotWrite struct {
-	engine.PendingWrite
-	slot int
+	channel string
+	value   any
+	slot    int
 }
 
 // NewMemory returns an empty in-memory checkpointer.
@@ -102,7 +120,7 @@ func (m *Memory) Put(_ context.Context, cfg engine.CheckpointConfig, cp *engine.
 	// maps as they are, in a struct of its own so the ID it gives is not
 	// written into cp
 	own := *cp
-	return m.put(cfg, &saved{id: cp.ID, cp: &own, meta: meta, parent: cfg.CheckpointID})
+	return m.put(cfg, saved{id: cp.ID, cp: &own, meta: meta, parent: cfg.CheckpointID})
 }
 
 // PutSnapshot stores a run's checkpoint as the snapshot it is
@@ -115,12 +133,12 @@ func (m *Memory) PutSnapshot(_ context.Context, cfg engine.CheckpointConfig, sna
 	if snap == nil {
 		return engine.CheckpointConfig{}, fmt.Errorf("put checkpoint in thread %q: checkpoint is nil", cfg.ThreadID)
 	}
-	return m.put(cfg, &saved{snap: snap, meta: meta, parent: cfg.CheckpointID})
+	return m.put(cfg, saved{snap: snap, meta: meta, parent: cfg.CheckpointID})
 }
 
-// put stores s in cfg's thread under the ID s.id, or the thread's next
-// one when it is empty.
-func (m *Memory) put(cfg engine.CheckpointConfig, s *saved) (engine.CheckpointConfig, error) {
+// put stores rec in cfg's thread under the ID rec.id, or the thread's
+// next one when it is empty.
+func (m *Memory) put(cfg engine.CheckpointConfig, rec saved) (engine.CheckpointConfig, error) {
 	key := threadKey{cfg.ThreadID, cfg.CheckpointNS}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -129,7 +147,7 @@ func (m *Memory) put(cfg engine.CheckpointConfig, s *saved) (engine.CheckpointCo
 		t = m.thread(key)
 	}
 	if !cfg.Fork {
-		if err := t.checkTip(key, cfg.CheckpointID, s.id); err != nil {
+		if err := t.checkTip(key, cfg.CheckpointID, rec.id); err != nil {
 			return engine.CheckpointConfig{}, err
 		}
 	}
@@ -137,43 +155,86 @@ func (m *Memory) put(cfg engine.CheckpointConfig, s *saved) (engine.CheckpointCo
 		return engine.CheckpointConfig{}, fmt.Errorf("put checkpoint in thread %q: the thread has taken %d checkpoints, the most IDs can count", cfg.ThreadID, t.puts)
 	}
 	t.puts++
-	id := s.id
+	id := rec.id
 	if id == "" {
-		id = t.checkpointID(key, t.puts)
-		s.id = id
-		if s.cp != nil {
-			s.cp.ID = id
+		id = t.nextID(key, t.puts)
+		rec.id = id
+		if rec.cp != nil {
+			rec.cp.ID = id
 		}
 	}
-	old := t.checkpoints[id]
-	if old == nil {
-		if n := len(t.ids); n == 0 || t.ids[n-1] < id {
-			// the thread's own IDs grow with every put
-			t.ids = append(t.ids, id)
-		} else {
-			i, _ := slices.BinarySearch(t.ids, id)
-			t.ids = slices.Insert(t.ids, i, id)
-		}
+	var s *saved
+	i, found := t.search(id)
+	if found {
+		// the record of the ID takes the new checkpoint, in place (a
+		// slab's record is never freed alone); its children and writes
+		// belong to the checkpoint's ID, not to one put of it
+		s = t.saves[i]
+		*t.childrenOf(s.parent)--
+		s.cp, s.snap, s.meta, s.parent = rec.cp, rec.snap, rec.meta, rec.parent
 	} else {
-		*t.childrenOf(old.parent)--
-		s.children = old.children
-		// the writes belong to the checkpoint's ID, not to one put of it
-		s.writes = old.writes
-		if len(old.writes) > 0 && &old.writes[0] == &old.writesBuf[0] {
-			s.writesBuf = old.writesBuf
-			s.writes = s.writesBuf[:len(old.writes)]
+		s = t.newSaved()
+		*s = rec
+		if i == len(t.saves) {
+			t.saves = append(t.saves, s)
+		} else {
+			t.saves = slices.Insert(t.saves, i, s)
 		}
 	}
-	if old == nil && t.orphans != nil {
+	if !found && t.orphans != nil {
 		// children put before their parent
 		if n := t.orphans[id]; n != nil {
 			s.children = *n
 			delete(t.orphans, id)
 		}
 	}
-	t.checkpoints[id] = s
 	*t.childrenOf(cfg.CheckpointID)++
 	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: id}, nil
+}
+
+// search returns the position of the checkpoint id in t.saves, or where
+// it would go, and whether it is there. The thread's newest, which a run
+// names as its next put's parent and its writes' checkpoint, is looked
+// at first, then the one before it (the parent, once the put is in).
+func (t *thread) search(id string) (int, bool) {
+	n := len(t.saves)
+	if n == 0 {
+		return 0, false
+	}
+	switch last := t.saves[n-1].id; {
+	case last == id:
+		return n - 1, true
+	case last < id:
+		return n, false
+	case n >= 2 && t.saves[n-2].id == id:
+		return n - 2, true
+	}
+	return slices.BinarySearchFunc(t.saves[:n-1], id, func(s *saved, id string) int { return strings.Compare(s.id, id) })
+}
+
+// get returns the checkpoint id, nil when the thread does not hold it.
+func (t *thread) get(id string) *saved {
+	if i, ok := t.search(id); ok {
+		return t.saves[i]
+	}
+	return nil
+}
+
+// newSaved returns a zero record of the thread's, cut from a slab of a
+// few (two, then as many as the thread holds, up to eight): records live
+// as long as their thread, so a slab is freed with the thread's last
+// record and a put costs no allocation of its own.
+func (t *thread) newSaved() *saved {
+	if len(t.slab) == 0 {
+		k := min(max(len(t.saves), 2), 8)
+		if len(t.saves) == 0 {
+			k = max(k, t.first)
+		}
+		t.slab = make([]saved, k)
+	}
+	s := &t.slab[0]
+	t.slab = t.slab[1:]
+	return s
 }
 
 // thread returns the thread of key, made when missing, and makes it the
@@ -184,7 +245,15 @@ func (m *Memory) thread(key threadKey) *thread {
 	}
 	t := m.threads[key]
 	if t == nil {
-		t = &thread{key: key, checkpoints: make(map[string]*saved, 8), ids: make([]string, 0, 8)}
+		// a new thread probably takes as many checkpoints as the last
+		// one put in the same namespace (a run of the same graph), up to
+		// 32; a subgraph's namespace, new for every call, is another
+		// namespace than its parent's
+		first := 2
+		if l := m.last; l != nil && l.key.ns == key.ns {
+			first = min(max(len(l.saves), 2), 32)
+		}
+		t = &thread{key: key, saves: make([]*saved, 0, max(first, 8)), first: first}
 		m.threads[key] = t
 		if m.nss == nil {
 			m.nss = map[string][]string{}
@@ -201,7 +270,7 @@ func (t *thread) childrenOf(parent string) *int {
 	if parent == "" {
 		return &t.roots
 	}
-	if p := t.checkpoints[parent]; p != nil {
+	if p := t.get(parent); p != nil {
 		return &p.children
 	}
 	if t.orphans == nil {
@@ -220,17 +289,17 @@ func (t *thread) childrenOf(parent string) *int {
 func (t *thread) checkTip(key threadKey, parent, self string) error {
 	n := *t.childrenOf(parent)
 	if self != "" {
-		if s, ok := t.checkpoints[self]; ok && s.parent == parent {
+		if s := t.get(self); s != nil && s.parent == parent {
 			n--
 		}
 	}
 	if n <= 0 {
 		return nil
 	}
-	conflict := &engine.CheckpointConflictError{ThreadID: key.id, Namespace: key.ns, Expected: parent, Head: t.ids[len(t.ids)-1]}
-	for _, id := range t.ids {
-		if id != self && t.checkpoints[id].parent == parent {
-			conflict.Child = id
+	conflict := &engine.CheckpointConflictError{ThreadID: key.id, Namespace: key.ns, Expected: parent, Head: t.saves[len(t.saves)-1].id}
+	for _, s := range t.saves {
+		if s.id != self && s.parent == parent {
+			conflict.Child = s.id
 			break
 		}
 	}
@@ -252,24 +321,73 @@ func checkpointID(key threadKey, n uint64) string {
 // thread made once per thread: a superstep used to hash it and format the
 // whole ID with fmt.
 func (t *thread) checkpointID(key threadKey, n uint64) string {
-	if t.idTail == "" {
-		// "-6aaa-bbbb-cccccccccccc" of checkpointID(key, 0)
-		t.idTail = checkpointID(key, 0)[13:]
+	return string(t.appendCheckpointID(make([]byte, 0, 36), key, n))
+}
+
+// appendCheckpointID appends t.checkpointID(key, n) to buf.
+func (t *thread) appendCheckpointID(buf []byte, key threadKey, n uint64) []byte {
+	if !t.hasTail {
+		t.idTail, t.hasTail = idTail(key), true
 	}
-	var buf [36]byte
+	var id [36]byte
 	const digits = "0123456789abcdef"
 	for i := 11; i >= 0; i-- {
 		d := digits[n&0xf]
 		n >>= 4
 		if i >= 8 {
-			buf[i+1] = d // the last four digits, after the dash
+			id[i+1] = d // the last four digits, after the dash
 		} else {
-			buf[i] = d
+			id[i] = d
 		}
 	}
-	buf[8] = '-'
-	copy(buf[13:], t.idTail)
-	return string(buf[:])
+	id[8] = '-'
+	copy(id[13:], t.idTail[:])
+	return append(buf, id[:]...)
+}
+
+// idTail is "-6aaa-bbbb-cccccccccccc" of checkpointID(key, 0), without
+// fmt (a thread per run of W3 formatted it).
+func idTail(key threadKey) [23]byte {
+	var stack [128]byte
+	in := append(append(append(stack[:0], key.id...), 0), key.ns...)
+	h := sha256.Sum256(in)
+	var tail [23]byte
+	putHex := func(dst []byte, v uint64) {
+		for i := len(dst) - 1; i >= 0; i-- {
+			dst[i] = "0123456789abcdef"[v&0xf]
+			v >>= 4
+		}
+	}
+	tail[0], tail[1], tail[5], tail[10] = '-', '6', '-', '-'
+	putHex(tail[2:5], uint64(binary.BigEndian.Uint16(h[0:2])&0x0fff))
+	putHex(tail[6:10], uint64(binary.BigEndian.Uint16(h[2:4])&0x3fff|0x8000))
+	putHex(tail[11:23], binary.BigEndian.Uint64(h[8:16])&0xffffffffffff)
+	return tail
+}
+
+// idsPerBlock is the number of IDs nextID makes at a time.
+const idsPerBlock = 8
+
+// nextID is t.checkpointID(key, n), cut from a string of the IDs of puts
+// n, n+1, ... made a few at a time: a thread's puts take IDs one after
+// another, so a string's IDs are all used unless the thread ends or puts
+// checkpoints with IDs of their own.
+func (t *thread) nextID(key threadKey, n uint64) string {
+	if n >= t.idFirst && n-t.idFirst < uint64(len(t.idBlock)/36) {
+		i := int(n-t.idFirst) * 36
+		return t.idBlock[i : i+36]
+	}
+	// as many as the thread took so far, from two up to eight
+	k := min(max(n, 2), idsPerBlock)
+	if n == 1 {
+		k = max(k, uint64(t.first))
+	}
+	buf := make([]byte, 0, k*36)
+	for i := range k {
+		buf = t.appendCheckpointID(buf, key, n+i)
+	}
+	t.idBlock, t.idFirst = string(buf), n
+	return t.idBlock[:36]
 }
 
 // GetTuple returns the checkpoint cfg.CheckpointID names, or the thread's
@@ -282,17 +400,16 @@ func (m *Memory) GetTuple(_ context.Context, cfg engine.CheckpointConfig) (*engi
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.threads[key]
-	if t == nil || len(t.ids) == 0 {
+	if t == nil || len(t.saves) == 0 {
 		return nil, nil
 	}
-	id := cfg.CheckpointID
-	if id == "" {
-		id = t.ids[len(t.ids)-1]
+	s := t.saves[len(t.saves)-1]
+	if cfg.CheckpointID != "" {
+		if s = t.get(cfg.CheckpointID); s == nil {
+			return nil, nil
+		}
 	}
-	if _, ok := t.checkpoints[id]; !ok {
-		return nil, nil
-	}
-	return t.tuple(key, id), nil
+	return t.tuple(key, s), nil
 }
 
 // List returns the thread's checkpoints newest first: only the one
@@ -314,21 +431,21 @@ func (m *Memory) List(_ context.Context, cfg engine.CheckpointConfig, opts engin
 		return nil, nil
 	}
 	var out []*engine.CheckpointTuple
-	for i := len(t.ids) - 1; i >= 0; i-- {
+	for i := len(t.saves) - 1; i >= 0; i-- {
 		if opts.Limit > 0 && len(out) == opts.Limit {
 			break
 		}
-		id := t.ids[i]
-		if cfg.CheckpointID != "" && id != cfg.CheckpointID {
+		s := t.saves[i]
+		if cfg.CheckpointID != "" && s.id != cfg.CheckpointID {
 			continue
 		}
-		if opts.Before != "" && id >= opts.Before {
+		if opts.Before != "" && s.id >= opts.Before {
 			continue
 		}
-		if opts.Source != "" && t.checkpoints[id].meta.Source != opts.Source {
+		if opts.Source != "" && s.meta.Source != opts.Source {
 			continue
 		}
-		out = append(out, t.tuple(key, id))
+		out = append(out, t.tuple(key, s))
 	}
 	return out, nil
 }
@@ -347,8 +464,12 @@ func (m *Memory) PutWrites(_ context.Context, cfg engine.CheckpointConfig, write
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var s *saved
-	if t := m.threads[key]; t != nil {
-		s = t.checkpoints[cfg.CheckpointID]
+	t := m.last
+	if t == nil || t.key != key {
+		t = m.threads[key]
+	}
+	if t != nil {
+		s = t.get(cfg.CheckpointID)
 	}
 	if s == nil {
 		return fmt.Errorf("put writes of task %q in thread %q: no checkpoint %q", taskID, cfg.ThreadID, cfg.CheckpointID)
@@ -360,10 +481,12 @@ func (m *Memory) PutWrites(_ context.Context, cfg engine.CheckpointConfig, write
 		}
 	}
 	if pos < 0 {
+		tw := taskWrites{task: taskID}
 		if s.writes == nil {
 			s.writes = s.writesBuf[:0]
+			tw.writes = s.inline[:0]
 		}
-		s.writes = append(s.writes, taskWrites{task: taskID})
+		s.writes = append(s.writes, tw)
 		pos = len(s.writes) - 1
 	}
 	tw := &s.writes[pos]
@@ -375,7 +498,7 @@ func (m *Memory) PutWrites(_ context.Context, cfg engine.CheckpointConfig, write
 				found = j
 			}
 		}
-		sw := slotWrite{PendingWrite: engine.PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value}, slot: slot}
+		sw := slotWrite{channel: w.Channel, value: w.Value, slot: slot}
 		switch {
 		case found >= 0 && slot >= 0:
 			// a task's ordinary writes keep the first value put
@@ -424,10 +547,9 @@ func (m *Memory) DeleteThread(_ context.Context, threadID string) error {
 	return nil
 }
 
-// tuple returns a copy of checkpoint id with its parent and writes; the
+// tuple returns a copy of checkpoint s with its parent and writes; the
 // caller holds the lock.
-func (t *thread) tuple(key threadKey, id string) *engine.CheckpointTuple {
-	s := t.checkpoints[id]
+func (t *thread) tuple(key threadKey, s *saved) *engine.CheckpointTuple {
 	var cp *engine.Checkpoint
 	if s.snap != nil {
 		// new maps already: nothing to copy
@@ -437,7 +559,7 @@ func (t *thread) tuple(key threadKey, id string) *engine.CheckpointTuple {
 		cp = copyCheckpoint(s.cp)
 	}
 	tup := &engine.CheckpointTuple{
-		Config:     engine.CheckpointConfig{ThreadID: key.id, CheckpointNS: key.ns, CheckpointID: id},
+		Config:     engine.CheckpointConfig{ThreadID: key.id, CheckpointNS: key.ns, CheckpointID: s.id},
 		Checkpoint: cp,
 		Metadata:   copyMetadata(s.meta),
 	}
@@ -446,7 +568,7 @@ func (t *thread) tuple(key threadKey, id string) *engine.CheckpointTuple {
 	}
 	for _, tw := range s.writes {
 		for _, w := range tw.writes {
-			tup.PendingWrites = append(tup.PendingWrites, w.PendingWrite)
+			tup.PendingWrites = append(tup.PendingWrites, engine.PendingWrite{TaskID: tw.task, Channel: w.channel, Value: w.value})
 		}
 	}
 	return tup

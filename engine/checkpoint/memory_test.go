@@ -491,3 +491,40 @@ func TestMemoryDeleteThreadKeepsOthers(t *testing.T) {
 		t.Errorf("first ID after the delete = %s, want the thread's first (%s...)", got.CheckpointID, want)
 	}
 }
+
+// TestMemoryPutAgainKeepsWrites: a checkpoint put again under its ID takes
+// the new checkpoint and keeps the writes stored against the ID (as
+// InMemorySaver keeps them apart from its checkpoints), in one record:
+// List still returns the ID once.
+func TestMemoryPutAgainKeepsWrites(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	m := checkpoint.NewMemory()
+	for i := range 3 {
+		cp := step(i)
+		cp.ID = "a"
+		if _, err := m.Put(ctx, cfg("t", ""), cp, loop(i)); err != nil {
+			t.Fatalf("put %d: %v", i, err)
+		}
+		if i == 0 {
+			if err := m.PutWrites(ctx, cfg("t", "a"), []engine.PendingWrite{{Channel: "x", Value: 1}, {Channel: "y", Value: 2}}, "task"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	list, err := m.List(ctx, cfg("t", ""), engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 {
+		t.Fatalf("List after three puts of one ID = %v, want that ID once", idsOf(list))
+	}
+	got := list[0]
+	if got.Checkpoint.ChannelValues["step"] != 2 || got.Metadata.Step != 2 {
+		t.Errorf("checkpoint a = step %v (metadata step %d), want the last put, 2", got.Checkpoint.ChannelValues["step"], got.Metadata.Step)
+	}
+	want := []engine.PendingWrite{{TaskID: "task", Channel: "x", Value: 1}, {TaskID: "task", Channel: "y", Value: 2}}
+	if d := cmp.Diff(want, got.PendingWrites); d != "" {
+		t.Errorf("writes of checkpoint a after it was put again (-want +got):\n%s", d)
+	}
+}

@@ -185,3 +185,28 @@ func TestPropCheckpointIDFormattedAsBefore(t *testing.T) {
 		}
 	})
 }
+
+// TestPropNextIDIsCheckpointID: IDs cut from the thread's block of IDs
+// are the ones checkpointID formats, for puts that follow one another,
+// that skip ahead or go back (a put with an ID of its own takes a number
+// too), up to the last number IDs can count.
+func TestPropNextIDIsCheckpointID(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		key := threadKey{rapid.String().Draw(t, "thread"), rapid.String().Draw(t, "ns")}
+		th := &thread{}
+		n := rapid.Uint64Range(1, maxPuts).Draw(t, "first")
+		for range rapid.IntRange(1, 40).Draw(t, "puts") {
+			if got, want := th.nextID(key, n), checkpointID(key, n); got != want {
+				t.Fatalf("nextID(%q, %d) = %s, want %s", key, n, got, want)
+			}
+			switch rapid.IntRange(0, 5).Draw(t, "next") {
+			case 0:
+				n = rapid.Uint64Range(1, maxPuts).Draw(t, "jump")
+			case 1:
+				n = min(n+rapid.Uint64Range(0, 20).Draw(t, "skip"), maxPuts)
+			default:
+				n = min(n+1, maxPuts)
+			}
+		}
+	})
+}
