@@ -315,14 +315,17 @@ type nodeUpdate struct {
 }
 
 // messageUpdate is the nodeUpdate of a node that writes one message m
-// under key, made with its list in one allocation (the model node's).
+// under key, made with its list, and the list boxed, in one allocation
+// (the model node's, a ToolNode's answer to one call).
 func messageUpdate(key string, m Message) *nodeUpdate {
 	u := &struct {
 		nodeUpdate
-		one [1]Message
+		list []Message
+		one  [1]Message
 	}{}
 	u.one[0] = m
-	u.nodeUpdate = nodeUpdate{key: key, value: u.one[:], owned: true}
+	u.list = u.one[:]
+	u.nodeUpdate = nodeUpdate{key: key, value: boxMessages(&u.list), owned: true}
 	return &u.nodeUpdate
 }
 
