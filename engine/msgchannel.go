@@ -40,8 +40,10 @@ type messagesChan struct {
 	key  string
 	msgs []Message
 	// boxed is view() as an any, made when msgs changes: get is called
-	// for every reader, concurrently, and boxing a slice allocates
+	// for every reader, concurrently, and boxing a slice allocates (views
+	// cuts the boxes from blocks)
 	boxed any
+	views viewSlab
 	// idx covers msgs[:idx.n]; delta maps the IDs of msgs[idx.n:] (or of
 	// all msgs when idx is nil and the list is long) to their positions.
 	idx   *idIndex
@@ -190,10 +192,48 @@ func newMessagesChan(key string) *messagesChan {
 	return c
 }
 
+// emptyList is the boxed empty list every empty channel hands out (no
+// holder can write it: it has no capacity).
+var emptyList any = []Message{}
+
 // set makes msgs the channel's list.
 func (c *messagesChan) set(msgs []Message) {
 	c.msgs = msgs
-	c.boxed = c.view()
+	if len(msgs) == 0 {
+		c.boxed = emptyList
+		return
+	}
+	// the views the array may still have: one per length up to its
+	// capacity, when the channel appends in place
+	c.boxed = c.views.box(c.view(), cap(msgs)-len(msgs)+1)
+}
+
+// viewSlab boxes the views of a channel's list with their slice headers
+// cut from a block, each header written once and then boxed in place
+// (boxAt): a list boxed after every add (W3: three times a cycle) costs
+// an allocation per block, not per add. A block holds views of one array
+// only (another array starts a new block), so a view that outlives the
+// channel keeps alive nothing its own array does not, but the block's
+// few headers; and a block is sized by the views its array may still
+// have (room), so a list that cannot grow in place boxes as before.
+type viewSlab struct {
+	first *Message    // the array the block's views are of
+	free  [][]Message // the block's unused headers
+}
+
+// viewBlockMax is the most headers a block holds (24 bytes each).
+const viewBlockMax = 16
+
+// box returns any(v) for a view v of at least one message; room bounds
+// how many more views of v's array are to come.
+func (s *viewSlab) box(v []Message, room int) any {
+	if first := &v[0]; first != s.first || len(s.free) == 0 {
+		s.first, s.free = first, make([][]Message, min(max(room, 1), viewBlockMax))
+	}
+	p := &s.free[0]
+	s.free = s.free[1:]
+	*p = v
+	return boxMessages(p)
 }
 
 func (c *messagesChan) get() (any, bool)        { return c.boxed, true }
@@ -259,7 +299,9 @@ func (c *messagesChan) fork(inPlace bool) *messagesChan {
 func (c *messagesChan) forkInto(n *messagesChan, inPlace bool) *messagesChan {
 	// no mint: forks run on their tasks' goroutines, and a fork's add
 	// looks every ID up (see mintState)
-	*n = messagesChan{key: c.key, boxed: c.boxed, msgs: c.view(), idx: c.idx, gap: c.gap, prefix: c.prefix}
+	// the fork's boxes come from its own blocks (it boxes on its task's
+	// goroutine), kept from one fork into n to the next
+	*n = messagesChan{key: c.key, boxed: c.boxed, msgs: c.view(), idx: c.idx, gap: c.gap, prefix: c.prefix, views: n.views}
 	if inPlace && c.owned {
 		n.msgs, n.owned = c.msgs, true
 	}

@@ -467,8 +467,11 @@ func (r *run) newTask(kind taskKind, node *pregelNode, name string, ord int) *ta
 		// the rest of the ID arena's chunk goes on to the next task: its
 		// bytes are written once, so the IDs cut from it before stay as
 		// they are (W3: one allocation per 16 IDs, not per ID)
-		ids := t.ids
+		ids, views := t.ids, t.freshChan.views
 		*t = task{ids: ids}
+		// so do the boxes of the fresh reads' views (viewSlab), for the
+		// same reason
+		t.freshChan.views = views
 	} else {
 		t = new(task)
 	}

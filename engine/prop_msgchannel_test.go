@@ -56,7 +56,10 @@ func renderMsgs(ms []Message) []string {
 // fresh-read forks, in place and copying, and a run's long input list
 // adopted by a new channel (listHint). After every operation its value
 // must be the model's, and every value it handed out earlier must be
-// unchanged (it appends into its own spare capacity, never into theirs).
+// unchanged (it appends into its own spare capacity, never into theirs),
+// as a slice and as the interface get returned (whose header the channel
+// cut from a block it goes on cutting: viewSlab; a block whose header is
+// cut twice fails this).
 //
 // Many messages have IDs a run without a checkpointer makes up for its
 // tasks (fast IDs, from a small set of numbers so they come again): new
@@ -92,6 +95,9 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 		type held struct {
 			view []Message
 			want []string
+			// box is the interface get returned, when the view came from
+			// one: its header is the channel's (viewSlab), not a copy
+			box any
 		}
 		var views []held
 		serial := 0
@@ -157,7 +163,7 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 		}
 		hold := func(ch *messagesChan) {
 			v, _ := ch.get()
-			views = append(views, held{v.([]Message), renderMsgs(v.([]Message))})
+			views = append(views, held{v.([]Message), renderMsgs(v.([]Message)), v})
 		}
 		// checkpoint takes a checkpoint of c and, when the run ends,
 		// gives back its array's spare capacity
@@ -220,7 +226,7 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 			if got, want := renderMsgs(out), renderMsgs(want.([]Message)); !slices.Equal(got, want) {
 				t.Fatalf("normalized input:\n got %v\nwant %v", got, want)
 			}
-			views = append(views, held{out, renderMsgs(out)})
+			views = append(views, held{out, renderMsgs(out), nil})
 			n := arm(newMessagesChan("messages"))
 			n.hint = h
 			model = apply(n, nil, out, "input")
@@ -270,6 +276,12 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 			for i, h := range views {
 				if got := renderMsgs(h.view); !slices.Equal(got, h.want) {
 					t.Fatalf("value handed out at %d changed:\n got %v\nwant %v", i, got, h.want)
+				}
+				if h.box == nil {
+					continue
+				}
+				if got := renderMsgs(h.box.([]Message)); !slices.Equal(got, h.want) {
+					t.Fatalf("boxed value handed out at %d changed:\n got %v\nwant %v", i, got, h.want)
 				}
 			}
 		}
