@@ -303,6 +303,15 @@ func (c *messagesChan) forkInto(n *messagesChan, inPlace bool) *messagesChan {
 	// goroutine), kept from one fork into n to the next
 	*n = messagesChan{key: c.key, boxed: c.boxed, msgs: c.view(), idx: c.idx, gap: c.gap, prefix: c.prefix, views: n.views}
 	if inPlace && c.owned {
+		if len(c.msgs) == cap(c.msgs) && c.claim != nil {
+			// no room left for the fork's appends: the channel takes the
+			// array its own add would grow into now, so that the fork and
+			// then the superstep append into one new array instead of
+			// each growing its own (W3: one array of 12 messages a run).
+			// Its value, the messages below its length, stays the same.
+			c.msgs = grow(c.msgs, 1)
+			c.claim = newClaim(c.msgs)
+		}
 		n.msgs, n.owned = c.msgs, true
 	}
 	n.parentDelta = c.delta

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
 
@@ -263,6 +264,16 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 				// The fork goes into the channel the previous fresh read
 				// used (as a task's freshChan does): nothing of that
 				// read may show in this one.
+				if rapid.Bool().Draw(t, "fill the array first") {
+					// a full array: the fork in place makes the channel
+					// take its next array (forkInto)
+					for c.owned && len(c.msgs) < cap(c.msgs) {
+						serial++
+						m := HumanMessage(fmt.Sprintf("m%d", serial))
+						m.ID = fmt.Sprintf("fill%d", serial)
+						model = apply(c, model, []Message{m}, "fill")
+					}
+				}
 				right := batch()
 				f := c.forkInto(&scratch, rapid.Bool().Draw(t, "in place"))
 				apply(f, model, right, "fork")
@@ -319,5 +330,53 @@ func TestGrowRoom(t *testing.T) {
 				t.Fatalf("grow(%d, %d): len %d cap %d, want len %d cap %d", tc.len, tc.n, len(got), cap(got), tc.len, tc.wantCap)
 			}
 		})
+	}
+}
+
+// TestForkOfAFullArrayGrowsTheChannel: a superstep's single task forks
+// the messages channel in place for its fresh read; when the channel's
+// array is full, the channel takes its next array at the fork, so the
+// fork and then the superstep's add append into that one array (without
+// it each grew its own, and the fork's was thrown away). The channel's
+// value and the values it handed out stay as they were.
+func TestForkOfAFullArrayGrowsTheChannel(t *testing.T) {
+	c := newMessagesChan("messages")
+	var want []Message
+	for i := 0; i == 0 || len(c.msgs) < cap(c.msgs); i++ {
+		m := HumanMessage(fmt.Sprintf("m%d", i))
+		m.ID = fmt.Sprintf("id%d", i)
+		want = append(want, m)
+		if _, err := c.update([]any{[]Message{m}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held, _ := c.get()
+	heldWant := renderMsgs(slices.Clone(want))
+	var scratch messagesChan
+	next := AIMessage("next")
+	next.ID = "next"
+	f := c.forkInto(&scratch, true)
+	if _, err := f.update([]any{[]Message{next}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.update([]any{[]Message{next}}); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, next)
+	for _, got := range []struct {
+		name string
+		msgs []Message
+		want []string
+	}{
+		{"channel", c.view(), renderMsgs(want)},
+		{"fork", f.view(), renderMsgs(want)},
+		{"value held before", held.([]Message), heldWant},
+	} {
+		if diff := cmp.Diff(got.want, renderMsgs(got.msgs)); diff != "" {
+			t.Errorf("%s mismatch (-want +got):\n%s", got.name, diff)
+		}
+	}
+	if &f.msgs[0] != &c.msgs[0] {
+		t.Errorf("the fork and the channel appended into different arrays")
 	}
 }
