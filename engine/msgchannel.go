@@ -53,8 +53,10 @@ type messagesChan struct {
 	// when none is; find tracks them before it looks an ID up.
 	gap int
 	// mint, set for the channels of a run without a checkpointer, tells
-	// the IDs that run made up for its tasks' messages (see mintState)
-	mint *mintState
+	// the IDs that run made up for its tasks' messages (see mintState);
+	// a fork's points at its own copy, forkMint
+	mint     *mintState
+	forkMint mintState
 	// parentDelta is the delta of the channel this one was forked from
 	// for a fresh read, read only.
 	parentDelta map[string]int
@@ -297,11 +299,17 @@ func (c *messagesChan) fork(inPlace bool) *messagesChan {
 // replaced): a task's fresh read forks into a channel the task keeps for
 // it, instead of allocating one per read.
 func (c *messagesChan) forkInto(n *messagesChan, inPlace bool) *messagesChan {
-	// no mint: forks run on their tasks' goroutines, and a fork's add
-	// looks every ID up (see mintState)
 	// the fork's boxes come from its own blocks (it boxes on its task's
 	// goroutine), kept from one fork into n to the next
 	*n = messagesChan{key: c.key, boxed: c.boxed, msgs: c.view(), idx: c.idx, gap: c.gap, prefix: c.prefix, views: n.views}
+	if c.mint != nil {
+		// forks run on their tasks' goroutines: each appends the IDs the
+		// run made up with a copy of the channel's state (see mintState),
+		// instead of looking every ID up (a scan of the list, or an index
+		// of it built for every fresh read once it is long)
+		n.forkMint = *c.mint
+		n.mint = &n.forkMint
+	}
 	if inPlace && c.owned {
 		if len(c.msgs) == cap(c.msgs) && c.claim != nil {
 			// no room left for the fork's appends: the channel takes the
@@ -650,9 +658,11 @@ func normalizeKnownList(k knownList, newID func() string) ([]Message, *listHint)
 // way; only those of a task that a superstep applies after a task of a
 // higher position (task order is by name and path) are looked up.
 //
-// Forks for a fresh read have no mintState (they run concurrently on
-// their tasks' goroutines and are short-lived); nor do channels restored
-// from a checkpoint (runs with a checkpointer make hashed IDs).
+// A fork for a fresh read starts from a copy of its channel's state
+// (forks run concurrently on their tasks' goroutines): its list is the
+// channel's, so the channel's max holds for it, and its own appends go
+// through fresh. Channels restored from a checkpoint have none (runs with
+// a checkpointer make hashed IDs).
 type mintState struct {
 	key [2]uint64
 	max uint64
