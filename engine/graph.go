@@ -246,6 +246,10 @@ type graphIndex struct {
 	streamRefs []keyRef // streamKeys
 	inputRefs  []keyRef // inputKeys
 	branchCh   map[string]string
+	// tasksCh is the channel number of the Sends (chTasks); pushTrig the
+	// channel numbers of pushTriggers
+	tasksCh  int
+	pushTrig []int
 }
 
 type pregelNode struct {
@@ -266,8 +270,10 @@ type pregelNode struct {
 	// idx is the node's position in the graph's nodeOrder; trig holds the
 	// channel numbers of triggers, inRefs the keys of input, singleCh the
 	// channel number of single (-1 without)
-	idx      int
-	trig     []int
+	idx  int
+	trig []int
+	// taskTrig holds the channel numbers of taskTriggers (-1: none)
+	taskTrig []int
 	inRefs   []keyRef
 	singleCh int
 }
@@ -717,12 +723,18 @@ func (g *Graph) index() {
 		for j, t := range n.triggers {
 			n.trig[j] = g.chanOf(t)
 		}
+		n.taskTrig = make([]int, len(n.taskTriggers))
+		for j, t := range n.taskTriggers {
+			n.taskTrig[j] = g.chanOf(t)
+		}
 		n.inRefs = g.refs(n.input)
 		n.singleCh = -1
 		if n.single != "" {
 			n.singleCh = g.chanOf(n.single)
 		}
 	}
+	g.tasksCh = g.chanOf(chTasks)
+	g.pushTrig = []int{g.chanOf(chPush)}
 	g.nodeByName = slices.Clone(g.nodeList)
 	slices.SortFunc(g.nodeByName, func(a, b *pregelNode) int { return strings.Compare(a.name, b.name) })
 	g.stateRefs = g.refs(g.stateKeys)

@@ -431,8 +431,11 @@ type task struct {
 	hasArg   bool
 	node     *pregelNode
 	triggers []string
-	scratch  *scratchpad
-	run      *run // nil for the tasks of UpdateState and of input
+	// trigCh holds the channel numbers of triggers, when the graph
+	// numbered them (nil: look them up by name)
+	trigCh  []int
+	scratch *scratchpad
+	run     *run // nil for the tasks of UpdateState and of input
 
 	mu        sync.Mutex
 	writes    []write // normalized (IDs assigned)
@@ -988,7 +991,7 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 				continue
 			}
 			t := r.newTask(pushTask, node, send.Node, len(tasks))
-			t.idx, t.triggers = idx, pushTriggers
+			t.idx, t.triggers, t.trigCh = idx, pushTriggers, r.g.pushTrig
 			if r.saver != nil {
 				// without a saver the ID is made when used (taskID)
 				t.id = uuidFromHash(cpID, r.cpCfg.CheckpointNS, stepStr, send.Node, chPush, strconv.Itoa(idx))
@@ -1013,7 +1016,7 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 			continue
 		}
 		t := r.newTask(pullTask, node, node.name, len(tasks))
-		t.triggers = node.taskTriggers
+		t.triggers, t.trigCh = node.taskTriggers, node.taskTrig
 		if r.saver != nil {
 			// the parts on the stack: uuidFromHash only reads them
 			var buf [8]string
@@ -1938,10 +1941,15 @@ func (r *run) applyWrites(tasks []*task, upd []bool) error {
 	counts := b.counts[:nCh]
 	clear(counts)
 	order := b.order[:0]
+	// the channel of every write, in task and write order, looked up once
+	// (on the stack for a superstep of a few writes)
+	var chBuf [16]int
+	writeChs := chBuf[:0]
 	n := 0
 	for _, t := range sorted {
 		for _, w := range t.writes {
 			c := r.writeChannel(w.channel)
+			writeChs = append(writeChs, c)
 			if c < 0 {
 				continue
 			}
@@ -1961,12 +1969,14 @@ func (r *run) applyWrites(tasks []*task, upd []bool) error {
 		counts[c] = start
 		start += k
 	}
+	k := 0
 	for _, t := range sorted {
 		for _, w := range t.writes {
-			if c := r.writeChannel(w.channel); c >= 0 {
+			if c := writeChs[k]; c >= 0 {
 				values[counts[c]] = w.value
 				counts[c]++
 			}
+			k++
 		}
 	}
 	from := 0
@@ -2015,8 +2025,8 @@ func (r *run) markSeen(sorted []*task) {
 			continue
 		}
 		row := r.g.seenRow(t.name)
-		for _, ch := range t.triggers {
-			c := r.g.chanOf(ch)
+		for i, ch := range t.triggers {
+			c := t.triggerChan(r.g, i)
 			if c < 0 {
 				// a trigger the graph has no channel for (push, interrupt)
 				// has a version only when a stored checkpoint brought one
@@ -2034,6 +2044,15 @@ func (r *run) markSeen(sorted []*task) {
 			}
 		}
 	}
+}
+
+// triggerChan is the channel number of the task's trigger i, -1 when the
+// graph has no such channel.
+func (t *task) triggerChan(g *Graph, i int) int {
+	if t.trigCh != nil {
+		return t.trigCh[i]
+	}
+	return g.chanOf(t.triggers[i])
 }
 
 // markSeenByName records a seen version of a channel the graph does not
@@ -2054,10 +2073,10 @@ func (r *run) consumeTriggers(sorted []*task, next int64) {
 	}
 	consumed := b.consumed[:len(r.chans)]
 	clear(consumed)
-	tasks := r.g.chanOf(chTasks)
+	tasks := r.g.tasksCh
 	for _, t := range sorted {
-		for _, ch := range t.triggers {
-			c := r.g.chanOf(ch)
+		for i := range t.triggers {
+			c := t.triggerChan(r.g, i)
 			if c < 0 || consumed[c] {
 				continue
 			}
