@@ -101,3 +101,39 @@ func TestBoxedOutputsAllocateOnce(t *testing.T) {
 		}
 	}
 }
+
+// writeLog is a writeTarget that keeps what it is given.
+type writeLog struct{ ws []write }
+
+func (l *writeLog) read() (State, error) { return nil, nil }
+func (l *writeLog) emit(w write)         { l.ws = append(l.ws, w) }
+func (l *writeLog) emitAll(ws []write)   { l.ws = append(l.ws, ws...) }
+
+// TestOneMessageWrites: the one-message output of the model node and of
+// a ToolNode's single call writes what the nodeUpdate {key, [m], owned}
+// it stands for writes, on its own and inside a list of outputs, and
+// nothing under a key the node does not write.
+func TestOneMessageWrites(t *testing.T) {
+	m := AIMessage("hi")
+	m.ID = "m1"
+	want := []write{{channel: "messages", value: []Message{m}, owned: true}}
+	keys := map[string]bool{"messages": true}
+	for _, tc := range []struct {
+		name   string
+		output any
+		keys   map[string]bool
+		want   []write
+	}{
+		{"alone", messageUpdate("messages", m), keys, want},
+		{"in a list", []any{messageUpdate("messages", m)}, keys, want},
+		{"a key the node does not write", messageUpdate("other", m), keys, nil},
+	} {
+		var l writeLog
+		if err := emitUpdates(tc.output, tc.keys, &l); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !reflect.DeepEqual(l.ws, tc.want) {
+			t.Errorf("%s: writes %#v, want %#v", tc.name, l.ws, tc.want)
+		}
+	}
+}
