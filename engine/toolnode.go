@@ -313,8 +313,8 @@ func (n *ToolNode) invoke(ctx context.Context, input any, inGraph bool) (any, er
 		// one call sent by a v2 agent (the usual case): no lists to build
 		msg, cmd, err := n.runOne(ctx, tc.Call, tc.State, inputToolCalls, RuntimeFrom(ctx))
 		if cmd == nil && err == nil && inGraph {
-			// combine's nodeUpdate, its list and the answer in one
-			// allocation (three)
+			// what combine gives, as a oneMessage: one allocation for
+			// the answer, its list and the update (three)
 			return messageUpdate(n.opts.MessagesKey, msg), nil
 		}
 		msgs := []Message{msg}
