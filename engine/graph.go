@@ -66,6 +66,9 @@ type nodeSpec struct {
 	ends     []string
 	retry    []RetryPolicy
 	subgraph *Graph
+	// lendsInput: the node keeps no reference to its input state once it
+	// returned (see withLentInput)
+	lendsInput bool
 }
 
 type branchSpec struct {
@@ -267,6 +270,7 @@ type pregelNode struct {
 	outKeys      map[string]bool
 	retry        []RetryPolicy // nil: the graph's
 	subgraph     *Graph        // the graph this node runs (AddSubgraph)
+	lendsInput   bool          // withLentInput
 	// idx is the node's position in the graph's nodeOrder; trig holds the
 	// channel numbers of triggers, inRefs the keys of input, singleCh the
 	// channel number of single (-1 without)
@@ -352,6 +356,13 @@ type sendArgFunc func(ctx context.Context, arg any) (any, error)
 // argument that is not a state starts (create_react_agent's tool calls):
 // the run calls it without building a State around the argument.
 func withSendArg(fn sendArgFunc) NodeOption { return func(n *nodeSpec) { n.sendArg = fn } }
+
+// withLentInput says the node keeps no reference to the State it is given
+// once it returned, and gives it to no code that may (create_react_agent's
+// model node without a model selector or a prompt function): the first
+// fresh read of its task may then fill that map with the fresh state
+// instead of making another (see run.freshState).
+func withLentInput() NodeOption { return func(n *nodeSpec) { n.lendsInput = true } }
 
 // GraphEdge is an edge of the compiled graph.
 type GraphEdge struct {
@@ -641,7 +652,7 @@ func (g *StateGraph) addNodes(out *Graph, order []string) {
 				input = append(input, f.Name)
 			}
 		}
-		out.nodes[name] = &pregelNode{name: name, triggers: []string{bt}, input: input, fn: spec.fn, sendArg: spec.sendArg, outKeys: allOut, retry: spec.retry, subgraph: spec.subgraph}
+		out.nodes[name] = &pregelNode{name: name, triggers: []string{bt}, input: input, fn: spec.fn, sendArg: spec.sendArg, outKeys: allOut, retry: spec.retry, subgraph: spec.subgraph, lendsInput: spec.lendsInput}
 		out.nodeOrder = append(out.nodeOrder, name)
 	}
 	for _, n := range out.nodes {

@@ -446,6 +446,7 @@ type task struct {
 	// the first writes live here: most tasks write one or two
 	writesBuf, rawBuf [2]write
 	freshBuf          [2]any  // the values of a fresh read (freshState)
+	inputLent         bool    // a fresh read took input's map (lendsInput)
 	ids               idArena // the message IDs of a run without a saver
 	frame             *taskFrame
 	// freshChan is the fork of a messages channel a fresh read applies
@@ -1505,7 +1506,15 @@ func (r *run) freshState(t *task, ws []write) (State, error) {
 	if t.node.input == nil && t.node.single != "" {
 		keys = r.g.inputRefs
 	}
-	s := make(State, len(keys))
+	var s State
+	if r.lendsInput(t) {
+		// the node's input, read from the same keys, and nobody holds it
+		// any more: its map takes the fresh values (a map of two keys is
+		// two allocations, 336 bytes: W3's router read one every cycle)
+		s, t.input, t.inputLent = t.input, nil, true
+	} else {
+		s = make(State, len(keys))
+	}
 	for _, k := range keys {
 		if k.managed != NotManaged {
 			s[k.name] = managedValue(k.managed, t.scratch.step, t.scratch.stop)
@@ -1538,9 +1547,20 @@ func (r *run) freshState(t *task, ws []write) (State, error) {
 		}
 		if v, ok := c.get(); ok {
 			s[k.name] = v
+		} else {
+			delete(s, k.name)
 		}
 	}
 	return s, nil
+}
+
+// lendsInput reports whether the fresh read of task t may fill the map of
+// its input (withLentInput): a pull task of such a node, reading the keys
+// it was given, the first time, with nothing that runs the node again on
+// that input (a retry) and no stream that shows it afterwards.
+func (r *run) lendsInput(t *task) bool {
+	return t.node.lendsInput && !t.inputLent && t.input != nil && t.kind == pullTask && t.node.single == "" &&
+		t.node.retry == nil && r.g.retry == nil && t.node.subgraph == nil
 }
 
 // idSource gives the IDs of messages written without one, in the order

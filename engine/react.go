@@ -269,6 +269,11 @@ func (a *reactAgent) build() (*Graph, error) {
 	schema = append(schema, a.cfg.StateFields...)
 	g := NewStateGraph(schema...)
 	var agentOpts []NodeOption
+	if a.cfg.ModelSelector == nil && a.cfg.Prompt.fn == nil {
+		// callModel keeps nothing of its state and gives it to no user
+		// code (a model selector and a prompt function get it)
+		agentOpts = append(agentOpts, withLentInput())
+	}
 	if a.cfg.PreModelHook != nil {
 		in := append(append([]Field(nil), schema...), ValueField("llm_input_messages"))
 		agentOpts = append(agentOpts, WithInput(in...))
