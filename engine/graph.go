@@ -66,6 +66,9 @@ type nodeSpec struct {
 	ends     []string
 	retry    []RetryPolicy
 	subgraph *Graph
+	// lendsInput: the node keeps no reference to its input state once it
+	// returned (see withLentInput)
+	lendsInput bool
 }
 
 type branchSpec struct {
@@ -245,6 +248,10 @@ type graphIndex struct {
 	streamRefs []keyRef // streamKeys
 	inputRefs  []keyRef // inputKeys
 	branchCh   map[string]string
+	// tasksCh is the channel number of the Sends (chTasks); pushTrig the
+	// channel numbers of pushTriggers
+	tasksCh  int
+	pushTrig []int
 }
 
 type pregelNode struct {
@@ -262,11 +269,14 @@ type pregelNode struct {
 	outKeys      map[string]bool
 	retry        []RetryPolicy // nil: the graph's
 	subgraph     *Graph        // the graph this node runs (AddSubgraph)
+	lendsInput   bool          // withLentInput
 	// idx is the node's position in the graph's nodeOrder; trig holds the
 	// channel numbers of triggers, inRefs the keys of input, singleCh the
 	// channel number of single (-1 without)
-	idx      int
-	trig     []int
+	idx  int
+	trig []int
+	// taskTrig holds the channel numbers of taskTriggers (-1: none)
+	taskTrig []int
 	inRefs   []keyRef
 	singleCh int
 }
@@ -313,16 +323,28 @@ type nodeUpdate struct {
 	owned bool
 }
 
-// messageUpdate is the nodeUpdate of a node that writes one message m
-// under key, made with its list in one allocation (the model node's).
-func messageUpdate(key string, m Message) *nodeUpdate {
-	u := &struct {
-		nodeUpdate
-		one [1]Message
-	}{}
+// oneMessage is the output of a built-in node that writes one message
+// under key (the model node's, a ToolNode's answer to one call): what the
+// nodeUpdate {key, []Message{m}, owned} writes, in one allocation of 256
+// bytes (the nodeUpdate beside its list and box took 288).
+type oneMessage struct {
+	list []Message // one[:], boxed in place when written (boxAt)
+	one  [1]Message
+	key  string
+}
+
+// messageUpdate is the output of a node that writes one message m under
+// key.
+func messageUpdate(key string, m Message) *oneMessage {
+	u := &oneMessage{key: key}
 	u.one[0] = m
-	u.nodeUpdate = nodeUpdate{key: key, value: u.one[:], owned: true}
-	return &u.nodeUpdate
+	u.list = u.one[:]
+	return u
+}
+
+// update is the nodeUpdate u stands for.
+func (u *oneMessage) update() nodeUpdate {
+	return nodeUpdate{key: u.key, value: boxMessages(&u.list), owned: true}
 }
 
 // sendArgFunc is a node that takes a Send's argument as it is, where a
@@ -333,6 +355,13 @@ type sendArgFunc func(ctx context.Context, arg any) (any, error)
 // argument that is not a state starts (create_react_agent's tool calls):
 // the run calls it without building a State around the argument.
 func withSendArg(fn sendArgFunc) NodeOption { return func(n *nodeSpec) { n.sendArg = fn } }
+
+// withLentInput says the node keeps no reference to the State it is given
+// once it returned, and gives it to no code that may (create_react_agent's
+// model node without a model selector or a prompt function): the first
+// fresh read of its task may then fill that map with the fresh state
+// instead of making another (see run.freshState).
+func withLentInput() NodeOption { return func(n *nodeSpec) { n.lendsInput = true } }
 
 // GraphEdge is an edge of the compiled graph.
 type GraphEdge struct {
@@ -621,7 +650,7 @@ func (g *StateGraph) addNodes(out *Graph, order []string) {
 				input = append(input, f.Name)
 			}
 		}
-		out.nodes[name] = &pregelNode{name: name, triggers: []string{bt}, input: input, fn: spec.fn, sendArg: spec.sendArg, outKeys: allOut, retry: spec.retry, subgraph: spec.subgraph}
+		out.nodes[name] = &pregelNode{name: name, triggers: []string{bt}, input: input, fn: spec.fn, sendArg: spec.sendArg, outKeys: allOut, retry: spec.retry, subgraph: spec.subgraph, lendsInput: spec.lendsInput}
 		out.nodeOrder = append(out.nodeOrder, name)
 	}
 	for _, n := range out.nodes {
@@ -712,12 +741,18 @@ func (g *Graph) index() {
 		for j, t := range n.triggers {
 			n.trig[j] = g.chanOf(t)
 		}
+		n.taskTrig = make([]int, len(n.taskTriggers))
+		for j, t := range n.taskTriggers {
+			n.taskTrig[j] = g.chanOf(t)
+		}
 		n.inRefs = g.refs(n.input)
 		n.singleCh = -1
 		if n.single != "" {
 			n.singleCh = g.chanOf(n.single)
 		}
 	}
+	g.tasksCh = g.chanOf(chTasks)
+	g.pushTrig = []int{g.chanOf(chPush)}
 	g.nodeByName = slices.Clone(g.nodeList)
 	slices.SortFunc(g.nodeByName, func(a, b *pregelNode) int { return strings.Compare(a.name, b.name) })
 	g.stateRefs = g.refs(g.stateKeys)
@@ -828,6 +863,11 @@ func emitUpdates(output any, keys map[string]bool, w writeTarget) error {
 			w.emit(write{channel: t.key, value: t.value, owned: t.owned})
 		}
 		return nil
+	case *oneMessage:
+		if keys[t.key] {
+			w.emit(write{channel: t.key, value: boxMessages(&t.list), owned: true})
+		}
+		return nil
 	case State:
 		m = t
 	case map[string]any:
@@ -875,6 +915,8 @@ func updatesOf(output any, keys map[string]bool) ([]write, error) {
 		return []write{{channel: t.key, value: t.value, owned: t.owned}}, nil
 	case *nodeUpdate:
 		return updatesOf(*t, keys)
+	case *oneMessage:
+		return updatesOf(t.update(), keys)
 	case State:
 		return mapWrites(t), nil
 	case map[string]any:

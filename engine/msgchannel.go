@@ -49,6 +49,8 @@ type messagesChan struct {
 	// room, when set, is a task's own list among the values of one
 	// update (see listRoom)
 	room *listRoom
+	// forkMint is a fresh-read fork's copy of its channel's mintState
+	forkMint mintState
 }
 
 // listRoom is a list a node made for its output alone, a ToolNode's
@@ -163,12 +165,18 @@ func (c *messagesChan) fork(inPlace bool) *messagesChan {
 // replaced): a task's fresh read forks into a channel the task keeps for
 // it, instead of allocating one per read.
 func (c *messagesChan) forkInto(n *messagesChan, inPlace bool) *messagesChan {
-	// no mint: forks run on their tasks' goroutines, and a fork's add
-	// looks every ID up (see mintState); no tail index: it is the
-	// parent's, and the fork's appends would write into it
+	// no tail index: it is the parent's, and the fork's appends would
+	// write into it
 	*n = messagesChan{key: c.key, base: c.base, tail: c.tail[:len(c.tail):len(c.tail)], list: c.list, prefix: c.prefix}
 	if inPlace {
 		n.tail = c.tail
+	}
+	if c.mint != nil {
+		// a copy of the channel's mintState: the fork appends the IDs
+		// the run made up without looking them up, and forks of one
+		// superstep run at once on their tasks' goroutines
+		n.forkMint = *c.mint
+		n.mint = &n.forkMint
 	}
 	return n
 }

@@ -434,8 +434,11 @@ type task struct {
 	hasArg   bool
 	node     *pregelNode
 	triggers []string
-	scratch  *scratchpad
-	run      *run // nil for the tasks of UpdateState and of input
+	// trigCh holds the channel numbers of triggers, when the graph
+	// numbered them (nil: look them up by name)
+	trigCh  []int
+	scratch *scratchpad
+	run     *run // nil for the tasks of UpdateState and of input
 
 	mu        sync.Mutex
 	writes    []write // normalized (IDs assigned)
@@ -446,6 +449,7 @@ type task struct {
 	// the first writes live here: most tasks write one or two
 	writesBuf, rawBuf [2]write
 	freshBuf          [2]any  // the values of a fresh read (freshState)
+	inputLent         bool    // a fresh read took input's map (lendsInput)
 	ids               idArena // the message IDs of a run without a saver
 	frame             *taskFrame
 	// freshChan is the fork of a messages channel a fresh read applies
@@ -467,7 +471,11 @@ func (r *run) newTask(kind taskKind, node *pregelNode, name string, ord int) *ta
 	var t *task
 	if k := len(r.taskPool); k > 0 {
 		t, r.taskPool = r.taskPool[k-1], r.taskPool[:k-1]
-		*t = task{}
+		// the rest of the ID arena's chunk goes on to the next task: its
+		// bytes are written once, so the IDs cut from it before stay as
+		// they are (W3: one allocation per 16 IDs, not per ID)
+		ids := t.ids
+		*t = task{ids: ids}
 	} else {
 		t = new(task)
 	}
@@ -946,7 +954,7 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 				continue
 			}
 			t := r.newTask(pushTask, node, send.Node, len(tasks))
-			t.idx, t.triggers = idx, pushTriggers
+			t.idx, t.triggers, t.trigCh = idx, pushTriggers, r.g.pushTrig
 			if r.saver != nil {
 				// without a saver the ID is made when used (taskID)
 				t.id = uuidFromHashIn(&r.taskIDs, cpID, r.cpCfg.CheckpointNS, stepStr, send.Node, chPush, strconv.Itoa(idx))
@@ -971,7 +979,7 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 			continue
 		}
 		t := r.newTask(pullTask, node, node.name, len(tasks))
-		t.triggers = node.taskTriggers
+		t.triggers, t.trigCh = node.taskTriggers, node.taskTrig
 		if r.saver != nil {
 			// the parts on the stack: uuidFromHash only reads them
 			var buf [8]string
@@ -1450,7 +1458,15 @@ func (r *run) freshState(t *task, ws []write) (State, error) {
 	if t.node.input == nil && t.node.single != "" {
 		keys = r.g.inputRefs
 	}
-	s := make(State, len(keys))
+	var s State
+	if r.lendsInput(t) {
+		// the node's input, read from the same keys, and nobody holds it
+		// any more: its map takes the fresh values (a map of two keys is
+		// two allocations, 336 bytes: W3's router read one every cycle)
+		s, t.input, t.inputLent = t.input, nil, true
+	} else {
+		s = make(State, len(keys))
+	}
 	for _, k := range keys {
 		if k.managed != NotManaged {
 			s[k.name] = managedValue(k.managed, t.scratch.step, t.scratch.stop)
@@ -1483,9 +1499,20 @@ func (r *run) freshState(t *task, ws []write) (State, error) {
 		}
 		if v, ok := c.get(); ok {
 			s[k.name] = v
+		} else {
+			delete(s, k.name)
 		}
 	}
 	return s, nil
+}
+
+// lendsInput reports whether the fresh read of task t may fill the map of
+// its input (withLentInput): a pull task of such a node, reading the keys
+// it was given, the first time, with nothing that runs the node again on
+// that input (a retry) and no stream that shows it afterwards.
+func (r *run) lendsInput(t *task) bool {
+	return t.node.lendsInput && !t.inputLent && t.input != nil && t.kind == pullTask && t.node.single == "" &&
+		t.node.retry == nil && r.g.retry == nil && t.node.subgraph == nil
 }
 
 // idSource gives the IDs of messages written without one, in the order
@@ -1872,10 +1899,15 @@ func (r *run) applyWrites(tasks []*task, upd []bool) error {
 	counts := b.counts[:nCh]
 	clear(counts)
 	order := b.order[:0]
+	// the channel of every write, in task and write order, looked up once
+	// (on the stack for a superstep of a few writes)
+	var chBuf [16]int
+	writeChs := chBuf[:0]
 	n := 0
 	for _, t := range sorted {
 		for _, w := range t.writes {
 			c := r.writeChannel(w.channel)
+			writeChs = append(writeChs, c)
 			if c < 0 {
 				continue
 			}
@@ -1895,9 +1927,10 @@ func (r *run) applyWrites(tasks []*task, upd []bool) error {
 		counts[c] = start
 		start += k
 	}
+	k := 0
 	for _, t := range sorted {
 		for _, w := range t.writes {
-			if c := r.writeChannel(w.channel); c >= 0 {
+			if c := writeChs[k]; c >= 0 {
 				values[counts[c]] = w.value
 				counts[c]++
 				if mc, ok := r.chans[c].(*messagesChan); ok && t.scratch != nil {
@@ -1906,6 +1939,7 @@ func (r *run) applyWrites(tasks []*task, upd []bool) error {
 					}
 				}
 			}
+			k++
 		}
 	}
 	from := 0
@@ -1954,8 +1988,8 @@ func (r *run) markSeen(sorted []*task) {
 			continue
 		}
 		row := r.g.seenRow(t.name)
-		for _, ch := range t.triggers {
-			c := r.g.chanOf(ch)
+		for i, ch := range t.triggers {
+			c := t.triggerChan(r.g, i)
 			if c < 0 {
 				// a trigger the graph has no channel for (push, interrupt)
 				// has a version only when a stored checkpoint brought one
@@ -1973,6 +2007,15 @@ func (r *run) markSeen(sorted []*task) {
 			}
 		}
 	}
+}
+
+// triggerChan is the channel number of the task's trigger i, -1 when the
+// graph has no such channel.
+func (t *task) triggerChan(g *Graph, i int) int {
+	if t.trigCh != nil {
+		return t.trigCh[i]
+	}
+	return g.chanOf(t.triggers[i])
 }
 
 // markSeenByName records a seen version of a channel the graph does not
@@ -1993,10 +2036,10 @@ func (r *run) consumeTriggers(sorted []*task, next int64) {
 	}
 	consumed := b.consumed[:len(r.chans)]
 	clear(consumed)
-	tasks := r.g.chanOf(chTasks)
+	tasks := r.g.tasksCh
 	for _, t := range sorted {
-		for _, ch := range t.triggers {
-			c := r.g.chanOf(ch)
+		for i := range t.triggers {
+			c := t.triggerChan(r.g, i)
 			if c < 0 || consumed[c] {
 				continue
 			}

@@ -154,3 +154,43 @@ func TestPropHashedIDsInArena(t *testing.T) {
 		}
 	})
 }
+
+// TestPropRecycledTasksKeepTheirIDs: a run without a saver cuts the IDs
+// of its tasks' messages from each task's arena, and a task recycled for
+// the next superstep keeps the rest of its arena's chunk. Every ID handed
+// out must keep the text fastID gives its numbers while later supersteps'
+// tasks, recycled or new, cut theirs. An arena that rewound its chunk on
+// recycling (or a task that kept another's chunk) rewrites earlier IDs.
+func TestPropRecycledTasksKeepTheirIDs(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := &run{idKey: fastIDKey(rapid.StringMatching(`[0-9a-f]{32}`).Draw(t, "seed"))}
+		type made struct {
+			id           string
+			step, ord, n int
+		}
+		var all []made
+		for step := range rapid.IntRange(1, 12).Draw(t, "steps") {
+			r.step = step
+			for ord := range rapid.IntRange(1, 4).Draw(t, "tasks") {
+				tk := r.newTask(pushTask, nil, "tools", ord)
+				tk.scratch = &scratchpad{step: step}
+				r.tasks = append(r.tasks, tk)
+				for n := range rapid.IntRange(0, 40).Draw(t, "messages") {
+					n++ // counters start at 1
+					all = append(all, made{id: r.messageID(tk, n), step: step, ord: ord, n: n})
+				}
+			}
+			r.recycleTasks()
+		}
+		seen := map[string]bool{}
+		for _, m := range all {
+			if want := r.fastID(idMessage, m.step, m.ord, m.n); m.id != want {
+				t.Fatalf("message %d of task %d at step %d: ID %s, want %s", m.n, m.ord, m.step, m.id, want)
+			}
+			if seen[m.id] {
+				t.Fatalf("ID %s twice", m.id)
+			}
+			seen[m.id] = true
+		}
+	})
+}

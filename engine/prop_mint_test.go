@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/agenteval/agenteval/engine"
 	"github.com/agenteval/agenteval/engine/checkpoint"
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
 
@@ -140,4 +142,61 @@ func TestPropMadeUpIDsRunAsWithACheckpointer(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestParallelFreshReadsOfMadeUpIDs: two tasks of one superstep write
+// messages without an ID and route on their fresh read, concurrently.
+// Each fork of the messages channel appends the IDs its run made up with
+// its own copy of the channel's mintState: each router must see the
+// list with its own node's messages and not the other's, and the run
+// must end as it does with a checkpointer. Run with -race: forks sharing
+// the channel's state race on it.
+func TestParallelFreshReadsOfMadeUpIDs(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	build := func(saver engine.Checkpointer, seen map[string][]string) *engine.Graph {
+		g := engine.NewStateGraph(engine.MessagesField("messages"))
+		for _, name := range []string{"a", "b"} {
+			g.AddNode(name, func(context.Context, engine.State) (any, error) {
+				var out []engine.Message
+				for k := range 3 {
+					out = append(out, engine.AIMessage(fmt.Sprintf("%s %d", name, k)))
+				}
+				return engine.State{"messages": out}, nil
+			})
+			g.AddEdge(engine.Start, name)
+			g.AddConditionalEdges(name, func(_ context.Context, s engine.State) (any, error) {
+				var texts []string
+				for _, m := range s.Messages("messages") {
+					texts = append(texts, m.Text())
+				}
+				mu.Lock()
+				seen[name] = texts
+				mu.Unlock()
+				return engine.End, nil
+			}, engine.End)
+		}
+		c, err := g.Compile(engine.CompileOptions{Checkpointer: saver})
+		if err != nil {
+			t.Fatalf("Compile: %v", err)
+		}
+		return c
+	}
+	var input []engine.Message
+	for i := range 40 { // past the lengths a list is scanned
+		input = append(input, engine.HumanMessage(fmt.Sprintf("in %d", i)))
+	}
+	in := engine.State{"messages": input}
+	wantSeen := map[string][]string{}
+	want := renderShape(build(checkpoint.NewMemory(), wantSeen).Invoke(ctx, in, engine.Config{ThreadID: "t"}))
+	for run := range 20 {
+		seen := map[string][]string{}
+		got := renderShape(build(nil, seen).Invoke(ctx, in, engine.Config{}))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("run %d without a checkpointer mismatch (-want +got):\n%s", run, diff)
+		}
+		if diff := cmp.Diff(wantSeen, seen); diff != "" {
+			t.Fatalf("run %d: fresh reads mismatch (-want +got):\n%s", run, diff)
+		}
+	}
 }

@@ -280,6 +280,11 @@ func (a *reactAgent) build() (*Graph, error) {
 	schema = append(schema, a.cfg.StateFields...)
 	g := NewStateGraph(schema...)
 	var agentOpts []NodeOption
+	if a.cfg.ModelSelector == nil && a.cfg.Prompt.fn == nil {
+		// callModel keeps nothing of its state and gives it to no user
+		// code (a model selector and a prompt function get it)
+		agentOpts = append(agentOpts, withLentInput())
+	}
 	if a.cfg.PreModelHook != nil {
 		in := append(append([]Field(nil), schema...), ValueField("llm_input_messages"))
 		agentOpts = append(agentOpts, WithInput(in...))
@@ -607,11 +612,48 @@ func (a *reactAgent) shouldContinue(_ context.Context, state State) (any, error)
 	if a.cfg.PostModelHook != nil {
 		return "post_model_hook", nil
 	}
-	sends := make([]any, len(last.ToolCalls))
-	for i, tc := range last.ToolCalls {
-		sends[i] = Send{Node: "tools", Arg: ToolCallWithContext{Call: tc, State: state}}
+	return toolSends(last.ToolCalls, state), nil
+}
+
+// typeToolCallWithContext is the type word of a boxed ToolCallWithContext
+// (see boxAt).
+var typeToolCallWithContext = typeWord(ToolCallWithContext{})
+
+// boxToolCall is any(*p) for a tool call with its state, without the
+// copy.
+func boxToolCall(p *ToolCallWithContext) any { return boxAt(typeToolCallWithContext, p) }
+
+// toolSends is the router's answer for calls: a Send to "tools" per call,
+// with the call and the state, boxed in place (boxAt) where any(Send{...})
+// would allocate the Send and its argument once each. One call (W3's
+// every cycle) takes one allocation where it took four; n calls three.
+func toolSends(calls []ToolCall, state State) any {
+	if len(calls) == 1 {
+		b := &struct {
+			list []any
+			one  [1]any
+			send Send
+			tc   ToolCallWithContext
+		}{}
+		b.tc = ToolCallWithContext{Call: calls[0], State: state}
+		b.send = Send{Node: "tools", Arg: boxToolCall(&b.tc)}
+		b.one[0] = boxSend(&b.send)
+		b.list = b.one[:]
+		return boxAnys(&b.list)
 	}
-	return sends, nil
+	type toolSend struct {
+		send Send
+		tc   ToolCallWithContext
+	}
+	block := make([]toolSend, len(calls))
+	sends := make([]any, len(calls))
+	for i, tc := range calls {
+		b := &block[i]
+		b.tc = ToolCallWithContext{Call: tc, State: state}
+		b.send = Send{Node: "tools", Arg: boxToolCall(&b.tc)}
+		sends[i] = boxSend(&b.send)
+	}
+	return sends
 }
 
 func (a *reactAgent) postModelHookRouter(entry string) RouterFunc {

@@ -325,10 +325,15 @@ func (n *ToolNode) invoke(ctx context.Context, input any, inGraph bool) (any, er
 func (n *ToolNode) invokeRoom(ctx context.Context, input any, inGraph bool, room *listRoom) (any, error) {
 	if tc, ok := input.(ToolCallWithContext); ok {
 		// one call sent by a v2 agent (the usual case): no lists to build
-		msgs := make([]Message, 1)
-		var cmds [1]*Command
-		var errs [1]error
-		msgs[0], cmds[0], errs[0] = n.runOne(ctx, tc.Call, tc.State, inputToolCalls, RuntimeFrom(ctx))
+		msg, cmd, err := n.runOne(ctx, tc.Call, tc.State, inputToolCalls, RuntimeFrom(ctx))
+		if cmd == nil && err == nil && inGraph {
+			// what combine gives, as a oneMessage: one allocation for
+			// the answer, its list and the update (three)
+			return messageUpdate(n.opts.MessagesKey, msg), nil
+		}
+		msgs := []Message{msg}
+		cmds := [1]*Command{cmd}
+		errs := [1]error{err}
 		return n.collect(msgs, cmds[:], errs[:], inputToolCalls, inGraph)
 	}
 	calls, states, kind, err := n.parseInput(input)
