@@ -189,13 +189,15 @@ func (c *messagesChan) resetPrefix() {
 	c.seal()
 }
 
-// seal makes the list handed out the channel's base, so the tail's
-// index, which covers the node the list ends with, can become that
-// node's own: the runs restored from the checkpoint (a thread continued
-// or forked) find IDs without indexing the node again. Appends go on in
-// a new tail.
+// seal makes the list handed out the channel's base when the tail has an
+// index (a long tail), so that index, which covers the node the list ends
+// with, can become that node's own: the runs restored from the checkpoint
+// (a thread continued or forked) find IDs without indexing the node
+// again. Appends go on in a new tail.
 func (c *messagesChan) seal() {
-	if len(c.tail) == 0 {
+	if len(c.tail) == 0 || c.tailIDs == nil {
+		// a tail without an index (a short one) goes on in its array:
+		// the list handed out is clipped to its length
 		return
 	}
 	if ids := c.tailIDs; ids != nil && c.tailIdx <= len(c.tail) {
