@@ -40,6 +40,11 @@ type messagesChan struct {
 	// position is trusted only if it is within the tail and holds the ID
 	tailIDs map[string]int
 	tailIdx int
+	// parentIDs, in a fork for a fresh read, is its channel's tailIDs,
+	// read only: it covers the fork's tail[:parentIdx], and the fork
+	// indexes only what comes after (its tailIdx starts there)
+	parentIDs map[string]int
+	parentIdx int
 	// mint, set for the channels of a run without a checkpointer, tells
 	// the IDs that run made up for its tasks' messages (see mintState)
 	mint *mintState
@@ -102,7 +107,7 @@ func (c *messagesChan) view() []Message { return c.list.Slice() }
 // setList makes l the channel's list, with an empty tail.
 func (c *messagesChan) setList(l MessageList) {
 	c.base, c.tail, c.list = l, nil, l
-	c.tailIDs, c.tailIdx = nil, 0
+	c.tailIDs, c.tailIdx, c.parentIDs, c.parentIdx = nil, 0, nil, 0
 }
 
 // commitTail makes tail (which starts with the channel's tail, or is a
@@ -120,7 +125,7 @@ func (c *messagesChan) commitTail(tail []Message) {
 		copy(merged[len(b.items):], tail)
 		if c.tailIDs != nil {
 			// positions move by the node's length: index again when asked
-			c.tailIDs, c.tailIdx = nil, 0
+			c.tailIDs, c.tailIdx, c.parentIDs, c.parentIdx = nil, 0, nil, 0
 		}
 		c.base, tail = MessageList{n: b.prev}, merged
 	}
@@ -168,6 +173,12 @@ func (c *messagesChan) forkInto(n *messagesChan, inPlace bool) *messagesChan {
 	// no tail index: it is the parent's, and the fork's appends would
 	// write into it
 	*n = messagesChan{key: c.key, base: c.base, tail: c.tail[:len(c.tail):len(c.tail)], list: c.list, prefix: c.prefix}
+	if c.tailIDs != nil {
+		// the channel's index of its tail serves the fork, which does
+		// not write it (forks of one superstep read it at once; the
+		// channel changes only when the superstep applies its writes)
+		n.parentIDs, n.parentIdx, n.tailIdx = c.tailIDs, c.tailIdx, c.tailIdx
+	}
 	if inPlace {
 		n.tail = c.tail
 	}
@@ -209,7 +220,7 @@ func (c *messagesChan) seal() {
 			c.list.n.ids.CompareAndSwap(nil, &ids)
 		}
 	}
-	c.base, c.tail, c.tailIDs, c.tailIdx = c.list, nil, nil, 0
+	c.base, c.tail, c.tailIDs, c.tailIdx, c.parentIDs, c.parentIdx = c.list, nil, nil, 0, nil, 0
 }
 
 // find returns the position of the message with id in the list base +
@@ -225,12 +236,15 @@ func (c *messagesChan) find(tail []Message, id string) (int, bool) {
 		}
 	} else {
 		if c.tailIDs == nil {
-			c.tailIDs, c.tailIdx = make(map[string]int, 2*len(tail)), 0
+			c.tailIDs = make(map[string]int, 2*(len(tail)-c.tailIdx))
 		}
 		for ; c.tailIdx < len(tail); c.tailIdx++ {
 			c.tailIDs[tail[c.tailIdx].ID] = c.tailIdx
 		}
 		if i, ok := c.tailIDs[id]; ok && i < len(tail) && tail[i].ID == id {
+			return nb + i, true
+		}
+		if i, ok := c.parentIDs[id]; ok && i < c.parentIdx && i < len(tail) && tail[i].ID == id {
 			return nb + i, true
 		}
 	}
@@ -333,7 +347,7 @@ func (c *messagesChan) add(right []Message) error {
 		}
 		if m.Type == TypeRemove {
 			if c.tailIDs != nil && c.tailIdx > len(c.tail) {
-				c.tailIDs, c.tailIdx = nil, 0
+				c.tailIDs, c.tailIdx, c.parentIDs, c.parentIdx = nil, 0, nil, 0
 			}
 			return NewError("ValueError", fmt.Sprintf("Attempting to delete a message with an ID that doesn't exist ('%s')", m.ID))
 		}
