@@ -610,13 +610,17 @@ func ThreadGrowthOp(ctx context.Context, m int, kind, from, dir string, delay ti
 		return nil, err
 	}
 	hist := History(m)
+	// the prefill hands the thread over as one MessageList, built once:
+	// the run takes it as it is, so prefilling leaves no garbage whose
+	// collection would run during the timed turns
+	histList := engine.NewMessageList(hist...)
 	question := engine.HumanMessage("And tomorrow?")
 	const steps = 4
 	p := &op{units: steps, close: closeSaver}
 	if sv == nil {
 		// the thread as a MessageList, as a caller that keeps it between
 		// turns holds it: the run adds to it without copying it
-		input := engine.State{"messages": engine.NewMessageList(hist...).Append(question)}
+		input := engine.State{"messages": histList.Append(question)}
 		p.run = func(ctx context.Context) error {
 			res, err := agent.Invoke(ctx, input, engine.Config{})
 			if err != nil {
@@ -633,7 +637,7 @@ func ThreadGrowthOp(ctx context.Context, m int, kind, from, dir string, delay ti
 		if err := sv.DeleteThread(ctx, thread); err != nil {
 			return err
 		}
-		c, err := agent.UpdateState(ctx, engine.Config{ThreadID: thread}, engine.State{"messages": hist}, "agent")
+		c, err := agent.UpdateState(ctx, engine.Config{ThreadID: thread}, engine.State{"messages": histList}, "agent")
 		if err != nil {
 			return fmt.Errorf("prefill %d messages: %w", m, err)
 		}

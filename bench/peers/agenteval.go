@@ -307,6 +307,10 @@ func aeThread(kind, from string, m int) func(context.Context, string) (*Op, erro
 			return nil, err
 		}
 		hist := bench.History(m)
+		// the prefill hands the thread over as one MessageList, built
+		// once: the run takes it as it is, so prefilling leaves no
+		// garbage whose collection would run during the timed turns
+		histList := engine.NewMessageList(hist...)
 		question := engine.HumanMessage(Question)
 		op := &Op{Units: 1, Close: closeSaver}
 		check := func(res *engine.Result, want int) error {
@@ -325,7 +329,7 @@ func aeThread(kind, from string, m int) func(context.Context, string) (*Op, erro
 		if sv == nil {
 			// the thread as a MessageList, as a caller that keeps it
 			// between turns holds it: the run adds to it without copying
-			input := engine.State{"messages": engine.NewMessageList(hist...).Append(question)}
+			input := engine.State{"messages": histList.Append(question)}
 			op.Run = func(ctx context.Context) error {
 				res, err := agent.Invoke(ctx, input, engine.Config{})
 				if err != nil {
@@ -345,7 +349,7 @@ func aeThread(kind, from string, m int) func(context.Context, string) (*Op, erro
 			if err := sv.DeleteThread(ctx, thread); err != nil {
 				return err
 			}
-			c, err := agent.UpdateState(ctx, engine.Config{ThreadID: thread}, engine.State{"messages": hist}, "agent")
+			c, err := agent.UpdateState(ctx, engine.Config{ThreadID: thread}, engine.State{"messages": histList}, "agent")
 			if err != nil {
 				return fmt.Errorf("prefill %d messages: %w", m, err)
 			}
