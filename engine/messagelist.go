@@ -462,7 +462,18 @@ func (l MessageList) Add(right []Message) (MessageList, error) {
 		return l.appendOwned(tail), nil
 	}
 	// a replacement or a removal: the list is copied once
-	out := make([]Message, 0, base+len(tail))
+	out := rebuild(l, replaced, tail, remove)
+	if len(out) == 0 {
+		return MessageList{}, nil
+	}
+	return MessageList{}.appendOwned(out), nil
+}
+
+// rebuild returns l's messages with those at the positions of replaced
+// replaced, followed by tail, without the messages whose ID is in remove:
+// add_messages of a write that replaces or removes messages, in one copy.
+func rebuild(l MessageList, replaced map[int]Message, tail []Message, remove map[string]bool) []Message {
+	out := make([]Message, 0, l.Len()+len(tail))
 	for i, m := range l.All() {
 		if r, ok := replaced[i]; ok {
 			m = r
@@ -479,8 +490,5 @@ func (l MessageList) Add(right []Message) (MessageList, error) {
 		}
 		out = kept
 	}
-	if len(out) == 0 {
-		return MessageList{}, nil
-	}
-	return MessageList{}.appendOwned(out), nil
+	return out
 }

@@ -358,23 +358,7 @@ func (c *messagesChan) add(right []Message) error {
 	}
 	if len(replaced) > 0 || len(remove) > 0 {
 		// a replacement in base, or a removal: the list is copied once
-		out := make([]Message, 0, nb+len(tail))
-		for i, m := range c.base.All() {
-			if r, ok := replaced[i]; ok {
-				m = r
-			}
-			out = append(out, m)
-		}
-		out = append(out, tail...)
-		if len(remove) > 0 {
-			rest := out[:0]
-			for _, m := range out {
-				if !remove[m.ID] {
-					rest = append(rest, m)
-				}
-			}
-			out = rest
-		}
+		out := rebuild(c.base, replaced, tail, remove)
 		c.setList(MessageList{})
 		c.commitTail(out)
 		c.prefix = min(c.prefix, kept)

@@ -708,6 +708,27 @@ type decoder struct {
 
 var errNoResolver = errors.New("a message list reference cannot be read here")
 
+// reference reads a messages+ or msglist+ payload: the first n messages
+// of the stored list it names, and its tail.
+func (d *decoder) reference(raw json.RawMessage) (engine.MessageList, []engine.Message, error) {
+	var ref messagesRefRec
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		return engine.MessageList{}, nil, err
+	}
+	if d.resolve == nil {
+		return engine.MessageList{}, nil, errNoResolver
+	}
+	head, err := d.resolve(ref.List, ref.N)
+	if err != nil {
+		return engine.MessageList{}, nil, err
+	}
+	tail, err := decodeMessages(ref.Tail)
+	if err != nil {
+		return engine.MessageList{}, nil, err
+	}
+	return head, tail, nil
+}
+
 func (d *decoder) decode(raw json.RawMessage) (any, error) {
 	var env envelope
 	if err := json.Unmarshal(raw, &env); err != nil {
@@ -798,18 +819,7 @@ func (d *decoder) decodeEnvelope(env envelope) (any, error) {
 		}
 		return decodeMessages(recs)
 	case "messages+":
-		var ref messagesRefRec
-		if err := json.Unmarshal(raw, &ref); err != nil {
-			return nil, err
-		}
-		if d.resolve == nil {
-			return nil, errNoResolver
-		}
-		head, err := d.resolve(ref.List, ref.N)
-		if err != nil {
-			return nil, err
-		}
-		tail, err := decodeMessages(ref.Tail)
+		head, tail, err := d.reference(raw)
 		if err != nil {
 			return nil, err
 		}
@@ -829,18 +839,7 @@ func (d *decoder) decodeEnvelope(env envelope) (any, error) {
 		}
 		return engine.NewMessageList(msgs...), nil
 	case "msglist+":
-		var ref messagesRefRec
-		if err := json.Unmarshal(raw, &ref); err != nil {
-			return nil, err
-		}
-		if d.resolve == nil {
-			return nil, errNoResolver
-		}
-		head, err := d.resolve(ref.List, ref.N)
-		if err != nil {
-			return nil, err
-		}
-		tail, err := decodeMessages(ref.Tail)
+		head, tail, err := d.reference(raw)
 		if err != nil {
 			return nil, err
 		}
