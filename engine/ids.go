@@ -385,16 +385,6 @@ func snapshotMessage(m Message) Message {
 	return m
 }
 
-// sameMessages reports whether msgs begins with the snapshot snap.
-func sameMessages(snap, msgs []Message) bool {
-	for i := range snap {
-		if !sameMessage(&snap[i], &msgs[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // sameMessage compares a snapshot with a message shallowly (see
 // seedCache).
 func sameMessage(a, b *Message) bool {

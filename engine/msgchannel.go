@@ -158,17 +158,13 @@ func (c *messagesChan) restore(v any, ok bool) channel {
 	return n
 }
 
-// fork returns a copy for a fresh read. With inPlace the copy appends into
-// this channel's spare capacity: only for a superstep's single task, whose
-// writes the superstep later applies here in the same order, so the
-// messages written there are the ones this channel writes again.
-func (c *messagesChan) fork(inPlace bool) *messagesChan {
-	return c.forkInto(new(messagesChan), inPlace)
-}
-
-// forkInto is fork into n, whatever n held before (all of it is
-// replaced): a task's fresh read forks into a channel the task keeps for
-// it, instead of allocating one per read.
+// forkInto returns n made a copy of the channel for a fresh read,
+// whatever n held before (all of it is replaced): a task's fresh read
+// forks into a channel the task keeps for it, instead of allocating one
+// per read. With inPlace the copy appends into this channel's spare
+// capacity: only for a superstep's single task, whose writes the
+// superstep later applies here in the same order, so the messages written
+// there are the ones this channel writes again.
 func (c *messagesChan) forkInto(n *messagesChan, inPlace bool) *messagesChan {
 	// no tail index: it is the parent's, and the fork's appends would
 	// write into it

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -37,7 +36,8 @@ import (
 //	messages+       []engine.Message              {"list": id, "n": n, "tail": [message...]}:
 //	                                               the first n elements of a stored list
 //	                                               (the checkpoint's own message list)
-//	                                               followed by tail
+//	                                               followed by tail; read, no longer
+//	                                               written (a slice is stored whole)
 //	msglist         engine.MessageList            [message...]
 //	msglist+        engine.MessageList            {"list": id, "n": n, "tail": [message...]}:
 //	                                               as messages+, for a list that shares
@@ -428,70 +428,6 @@ func (e *encoder) reference(l engine.MessageList) (messagesRefRec, bool) {
 		}
 	}
 	return best, best.N >= minRef
-}
-
-// commonPrefix counts the leading messages a and b have in common: all of
-// the shorter when they share their first element's memory, else compared
-// deeply.
-func commonPrefix(a, b []engine.Message) int {
-	n := min(len(a), len(b))
-	if n == 0 {
-		return 0
-	}
-	if &a[0] == &b[0] {
-		return n
-	}
-	for i := range n {
-		if !messageEqual(&a[i], &b[i]) {
-			return i
-		}
-	}
-	return n
-}
-
-// messageEqual is reflect.DeepEqual for messages, fast for the common case
-// of a message copied from a list into another: fields that share memory
-// are equal without looking inside them.
-func messageEqual(a, b *engine.Message) bool {
-	if a.Type != b.Type || a.ID != b.ID || a.Name != b.Name || a.ToolCallID != b.ToolCallID || a.Status != b.Status {
-		return false
-	}
-	if a.Content.IsList() != b.Content.IsList() {
-		return false
-	}
-	if a.Content.IsList() {
-		// list content is made only by engine.Blocks: its text is empty
-		if !sameSlice(a.Content.Blocks(), b.Content.Blocks()) && !reflect.DeepEqual(a.Content.Blocks(), b.Content.Blocks()) {
-			return false
-		}
-	} else if a.Content.String() != b.Content.String() {
-		return false
-	}
-	if !sameSlice(a.ToolCalls, b.ToolCalls) && !reflect.DeepEqual(a.ToolCalls, b.ToolCalls) {
-		return false
-	}
-	if !sameSlice(a.InvalidToolCalls, b.InvalidToolCalls) && !reflect.DeepEqual(a.InvalidToolCalls, b.InvalidToolCalls) {
-		return false
-	}
-	if a.UsageMetadata != b.UsageMetadata && !reflect.DeepEqual(a.UsageMetadata, b.UsageMetadata) {
-		return false
-	}
-	if a.AdditionalKwargs != b.AdditionalKwargs && !reflect.DeepEqual(a.AdditionalKwargs, b.AdditionalKwargs) {
-		return false
-	}
-	if a.ResponseMetadata != b.ResponseMetadata && !reflect.DeepEqual(a.ResponseMetadata, b.ResponseMetadata) {
-		return false
-	}
-	return (a.Artifact == nil && b.Artifact == nil) || reflect.DeepEqual(a.Artifact, b.Artifact)
-}
-
-// sameSlice reports whether a and b are the same slice: both nil, or the
-// same length over the same memory.
-func sameSlice[T any](a, b []T) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func wrap(tag string, payload []byte) (json.RawMessage, error) {
