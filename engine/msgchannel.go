@@ -123,10 +123,9 @@ func (c *messagesChan) commitTail(tail []Message) {
 		merged := make([]Message, len(b.items)+len(tail), len(b.items)+len(tail)+max(len(tail)/2, 4))
 		copy(merged, b.items)
 		copy(merged[len(b.items):], tail)
-		if c.tailIDs != nil {
-			// positions move by the node's length: index again when asked
-			c.tailIDs, c.tailIdx, c.parentIDs, c.parentIdx = nil, 0, nil, 0
-		}
+		// positions move by the node's length: index again when asked
+		// (a fork's read of its channel's index too)
+		c.tailIDs, c.tailIdx, c.parentIDs, c.parentIdx = nil, 0, nil, 0
 		c.base, tail = MessageList{n: b.prev}, merged
 	}
 	c.tail = tail

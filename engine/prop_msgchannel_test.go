@@ -340,3 +340,60 @@ func TestGrowRoom(t *testing.T) {
 		})
 	}
 }
+
+// TestForkMergeForgetsParentIndex: a fresh read's fork reads its
+// channel's tail index for the messages it shares; when its own appends
+// make it take base's last node into its tail, positions move, and a
+// later lookup must still find every message of the new tail (here, one
+// of base's, to replace it rather than append it twice). A merge that
+// kept the fork's index starting at the parent's length missed the
+// messages before that length.
+func TestForkMergeForgetsParentIndex(t *testing.T) {
+	msg := func(id string) Message {
+		m := HumanMessage(id)
+		m.ID = id
+		return m
+	}
+	var base []Message
+	for i := range 200 {
+		base = append(base, msg(fmt.Sprintf("b%d", i)))
+	}
+	c := newMessagesChan("messages").restore(NewMessageList(base...), true).(*messagesChan)
+	var tail []Message
+	for i := range 40 {
+		tail = append(tail, msg(fmt.Sprintf("t%d", i)))
+	}
+	// appended one by one, so the channel indexes its tail (past scanMax)
+	for _, m := range tail {
+		if _, err := c.update([]any{[]Message{m}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.tailIDs == nil {
+		t.Fatal("the channel did not index its tail")
+	}
+	run := &run{idKey: [2]uint64{1, 2}}
+	c.mint = &mintState{key: run.idKey}
+	var f messagesChan
+	c.forkInto(&f, false)
+	// the fork appends messages with IDs the run made up (no lookup) until
+	// it merges base's last node into its tail
+	var fresh []Message
+	for i := range 70 {
+		m := HumanMessage("fresh")
+		m.ID = run.fastID(idMessage, 1, 0, i+1)
+		fresh = append(fresh, m)
+	}
+	replaced := msg("b5")
+	replaced.Content = Text("replaced")
+	if _, err := f.update([]any{fresh, []Message{replaced}}); err != nil {
+		t.Fatal(err)
+	}
+	got := f.view()
+	if len(got) != 200+40+70 {
+		t.Fatalf("the fork holds %d messages, want %d (b5 replaced, not appended)", len(got), 200+40+70)
+	}
+	if got[5].Content.String() != "replaced" {
+		t.Fatalf("message 5 is %q, want the replacement", got[5].Content.String())
+	}
+}
