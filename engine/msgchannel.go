@@ -165,8 +165,8 @@ func (c *messagesChan) restore(v any, ok bool) channel {
 // superstep later applies here in the same order, so the messages written
 // there are the ones this channel writes again.
 func (c *messagesChan) forkInto(n *messagesChan, inPlace bool) *messagesChan {
-	// no tail index: it is the parent's, and the fork's appends would
-	// write into it
+	// the fork's own tail index starts empty: its appends must not write
+	// into the channel's, which it reads (parentIDs)
 	*n = messagesChan{key: c.key, base: c.base, tail: c.tail[:len(c.tail):len(c.tail)], list: c.list, prefix: c.prefix}
 	if c.tailIDs != nil {
 		// the channel's index of its tail serves the fork, which does
@@ -206,7 +206,7 @@ func (c *messagesChan) seal() {
 		// the list handed out is clipped to its length
 		return
 	}
-	if ids := c.tailIDs; ids != nil && c.tailIdx <= len(c.tail) {
+	if ids := c.tailIDs; c.parentIDs == nil && c.tailIdx <= len(c.tail) {
 		for ; c.tailIdx < len(c.tail); c.tailIdx++ {
 			ids[c.tail[c.tailIdx].ID] = c.tailIdx
 		}
@@ -364,6 +364,30 @@ func (c *messagesChan) add(right []Message) error {
 	}
 	c.prefix = min(c.prefix, kept)
 	return nil
+}
+
+// rebuild returns l's messages with those at the positions of replaced
+// replaced, followed by tail, without the messages whose ID is in remove:
+// add_messages of a write that replaces or removes messages, in one copy.
+func rebuild(l MessageList, replaced map[int]Message, tail []Message, remove map[string]bool) []Message {
+	out := make([]Message, 0, l.Len()+len(tail))
+	for i, m := range l.All() {
+		if r, ok := replaced[i]; ok {
+			m = r
+		}
+		out = append(out, m)
+	}
+	out = append(out, tail...)
+	if len(remove) > 0 {
+		kept := out[:0]
+		for _, m := range out {
+			if !remove[m.ID] {
+				kept = append(kept, m)
+			}
+		}
+		out = kept
+	}
+	return out
 }
 
 // takeRoom appends right as a node of the channel's list, without

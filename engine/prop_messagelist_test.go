@@ -120,16 +120,19 @@ func checkList(t *rapid.T, l engine.MessageList, want []engine.Message) {
 // TestPropMessageListMatchesSlices adds random writes to lists drawn from
 // a growing pool, so lists are forked (one list added to twice), long
 // lists get short appends and short ones long appends, and checks every
-// list against AddMessages on plain slices (the channel's own merge,
-// itself checked against the plain model in
-// TestPropAddMessagesMatchesModel), including the IDs given to messages
-// without one and the error for removing an unknown ID. A list never
-// changes once made: every list in the pool is checked again at the end.
+// list, through every accessor, against AddMessages on plain slices,
+// including the IDs given to messages without one and the error for
+// removing an unknown ID. Add is the messages channel's merge on a
+// channel holding the list, and so is AddMessages: the merge itself is
+// checked against plain models in TestPropAddMessagesMatchesModel and
+// TestPropMessagesChannelMatchesModel; this property checks what lists
+// share. A list never changes once made: every list in the pool is
+// checked again at the end.
 //
-// Mutants it fails: Add writing a replacement into the shared node
-// instead of a copy (an earlier list changes); appendOwned merging
-// without copying prev's items; Index returning the first of two equal
-// IDs; All skipping a node.
+// Mutants it fails: a replacement written into the shared node instead
+// of a copy (an earlier list changes); appendOwned merging without
+// copying prev's items; Index returning the first of two equal IDs; All
+// skipping a node.
 func TestPropMessageListMatchesSlices(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		ids := rapid.SampledFrom([]string{"", "", "a", "b", "c", "d", "e", "f", "g", "h"})
