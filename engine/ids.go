@@ -422,7 +422,6 @@ func sameMessage(a, b *Message) bool {
 // and the same data word: the same pointer, or the same boxed value (a
 // boxed value never changes). It never panics on values == would refuse.
 func sameRef(a, b any) bool {
-	type eface struct{ typ, data unsafe.Pointer }
 	ea, eb := (*eface)(unsafe.Pointer(&a)), (*eface)(unsafe.Pointer(&b))
 	return *ea == *eb
 }

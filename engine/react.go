@@ -360,15 +360,6 @@ func (a *reactAgent) compileOptions() CompileOptions {
 	}
 }
 
-// validateChatHistory refuses a history with a tool call that has no tool
-// message (LangGraph's _validate_chat_history).
-func validateChatHistory(msgs []Message) error {
-	if historyComplete(msgs) {
-		return nil
-	}
-	return checkEveryCallAnswered(msgs)
-}
-
 // checkEveryCallAnswered is LangGraph's _validate_chat_history: every
 // tool call of every AI message has a ToolMessage somewhere in msgs.
 func checkEveryCallAnswered(msgs []Message) error {
@@ -400,16 +391,7 @@ func checkEveryCallAnswered(msgs []Message) error {
 	return errorWithCode("ValueError", "Found AIMessages with tool_calls that do not have a corresponding ToolMessage. Here are the first few of those tool calls: "+PyRepr(missing)+".\n\nEvery tool call (LLM requesting to call a tool) in the message history MUST have a corresponding ToolMessage (result of a tool invocation to return to the LLM) - this is required by most LLM providers.", "INVALID_CHAT_HISTORY")
 }
 
-// historyComplete reports whether every tool call is answered by a
-// ToolMessage among the messages after its AI message and before the
-// next AI message: the usual shape of a history, checked without a map.
-// False means only that the full check must run.
-func historyComplete(msgs []Message) bool {
-	var s historyScan
-	return s.scan(msgs) && s.complete()
-}
-
-// historyScan is historyComplete's position in a list: open holds the
+// historyScan is the usual-shape check's position in a list: open holds the
 // calls of the last AI message it read (answered ones first) and answered
 // counts those answered.
 type historyScan struct {
@@ -453,7 +435,8 @@ func (s *historyScan) scan(msgs []Message) bool {
 
 func (s *historyScan) complete() bool { return s.answered == len(s.open) }
 
-// historyCache validates a MessageList's history (validateChatHistory)
+// historyCache validates a MessageList's history (LangGraph's
+// _validate_chat_history: every tool call has a tool message),
 // resuming where the scan of an earlier list that shares its nodes
 // stopped: each node of a long list keeps the scan's position after its
 // messages (listNode.hist), so a turn on a long thread scans what the
@@ -463,11 +446,12 @@ type historyCache struct{}
 // historyCacheMin is the shortest list whose scan is remembered.
 const historyCacheMin = 64
 
-// validate is validateChatHistory of msgs, resuming a remembered scan.
+// validate checks msgs, resuming a remembered scan. It reads the list node
+// by node: each AI message's calls answered by tool messages before the
+// next AI message is the usual shape, and only a history of another shape
+// runs the full check (checkEveryCallAnswered) on the list as one slice.
 func (historyCache) validate(msgs MessageList) error {
-	if msgs.Len() < historyCacheMin {
-		return validateChatHistory(msgs.Slice())
-	}
+	remember := msgs.Len() >= historyCacheMin
 	var stack [64]*listNode
 	todo := stack[:0]
 	var s historyScan
@@ -486,9 +470,11 @@ func (historyCache) validate(msgs MessageList) error {
 		if !s.scan(t.items) {
 			return checkEveryCallAnswered(msgs.Slice())
 		}
-		kept := s
-		kept.cloned = false
-		t.hist.Store(&kept)
+		if remember {
+			kept := s
+			kept.cloned = false
+			t.hist.Store(&kept)
+		}
 	}
 	if !s.complete() {
 		return checkEveryCallAnswered(msgs.Slice())

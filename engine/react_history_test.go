@@ -126,3 +126,22 @@ func TestPropHistoryCacheResumes(t *testing.T) {
 		}
 	})
 }
+
+// validateChatHistory is the check read whole (the oracle for
+// historyCache.validate): it refuses a history with a tool call that has no tool
+// message (LangGraph's _validate_chat_history).
+func validateChatHistory(msgs []Message) error {
+	if historyComplete(msgs) {
+		return nil
+	}
+	return checkEveryCallAnswered(msgs)
+}
+
+// historyComplete reports whether every tool call is answered by a
+// ToolMessage among the messages after its AI message and before the
+// next AI message: the usual shape of a history, checked without a map.
+// False means only that the full check must run.
+func historyComplete(msgs []Message) bool {
+	var s historyScan
+	return s.scan(msgs) && s.complete()
+}
