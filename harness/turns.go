@@ -379,6 +379,13 @@ func changedKeys(a, b engine.State) []string {
 }
 
 func valuesEqual(a, b any) bool {
+	// a messages key holds a MessageList: compared message by message too
+	if l, ok := a.(engine.MessageList); ok {
+		a = l.Slice()
+	}
+	if l, ok := b.(engine.MessageList); ok {
+		b = l.Slice()
+	}
 	if am, ok := a.([]engine.Message); ok {
 		bm, ok := b.([]engine.Message)
 		if !ok || len(am) != len(bm) {
