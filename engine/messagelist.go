@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // MessageList is an immutable list of messages that shares its messages
@@ -36,12 +38,18 @@ type listNode struct {
 	depth int       // nodes in the chain, this one included
 	// flags caches what chainFlags finds (flagsKnown once it has).
 	flags atomic.Uint32
+	// dupIDs says an ID is there twice among items (known once ids is);
+	// beside flags, the two share a word
+	dupIDs atomic.Bool
 	// ids maps the IDs of items to their position in items (the last one
 	// for an ID present twice). It is built on the first lookup, for nodes
 	// longer than scanMax.
 	ids atomic.Pointer[map[string]int]
 	// flat is the whole list as one slice, built on the first Slice.
 	flat atomic.Pointer[[]Message]
+	// ext is where the Slices of the lists that follow this node are cut
+	// from (see extendFlat), made on the first of them
+	ext atomic.Pointer[flatExt]
 	// seed is the hash state after the chain's messages (see hashList).
 	seed atomic.Pointer[nodeSeed]
 	// hist holds the prebuilt agent's history scan after the chain's
@@ -51,8 +59,6 @@ type listNode struct {
 	// Prefix), is that node: its index serves this one when its IDs are
 	// distinct (dupIDs unset once ids is built)
 	front *listNode
-	// dupIDs says an ID is there twice among items (known once ids is)
-	dupIDs atomic.Bool
 }
 
 // NewMessageList returns a list of a copy of msgs.
@@ -148,7 +154,11 @@ func (l MessageList) Backward() iter.Seq2[int, Message] {
 // Slice returns the list's messages as one slice, which the caller must
 // not modify (its capacity is its length, so appending to it copies). A
 // list of one node returns its messages without copying; a longer one
-// builds the slice once and returns it again on later calls.
+// builds the slice once and returns it again on later calls. The slices
+// of lists that grow one from another share one array (see extendFlat),
+// so a run that asks for its thread as one slice every step (create_agent's
+// model node, a provider) copies each message about once, not once a
+// step.
 func (l MessageList) Slice() []Message {
 	n := l.n
 	switch {
@@ -160,13 +170,132 @@ func (l MessageList) Slice() []Message {
 	if p := n.flat.Load(); p != nil {
 		return *p
 	}
-	out := make([]Message, l.Len())
-	for m := n; m != nil; m = m.prev {
-		copy(out[m.off:], m.items)
-	}
-	out = out[:len(out):len(out)]
+	out := n.prev.extendFlat(n.items)
 	n.flat.CompareAndSwap(nil, &out)
 	return *n.flat.Load()
+}
+
+// flatExt is a node's array for the Slices of the lists that follow it:
+// the node's chain's messages, then those of src (an array a channel
+// appends to: the lists that follow the node are it and ever longer
+// prefixes of it) as far as a Slice asked, with room to grow.
+type flatExt struct {
+	mu  sync.Mutex
+	src *Message // src's array (its first place)
+	buf []Message
+}
+
+// extendFlat returns the messages of p's chain followed by items, in one
+// slice clipped to its length. Items are the messages of a node that
+// follows p: items of the node last asked for, or a longer prefix of the
+// same array, reuse and extend p's array (in place while it has room, by
+// doubling when not); other items start it anew. The part of the array
+// a slice returned covers is never written again: items below a length
+// handed out are never written (see messagesChan).
+func (p *listNode) extendFlat(items []Message) []Message {
+	e := p.ext.Load()
+	if e == nil {
+		p.ext.CompareAndSwap(nil, new(flatExt))
+		e = p.ext.Load()
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	base, want := p.off+len(p.items), p.off+len(p.items)+len(items)
+	if e.buf == nil {
+		e.buf = p.takeFlat()
+	}
+	switch have := len(e.buf) - base; {
+	case e.buf != nil && e.src == nil && len(e.buf) == base:
+		// p's chain, taken from the node before p: go on after it
+		e.src = unsafe.SliceData(items)
+		if want <= cap(e.buf) {
+			e.buf = append(e.buf, items...)
+		} else {
+			buf := make([]Message, want, 2*want)
+			copy(buf, e.buf)
+			copy(buf[base:], items)
+			e.buf = buf
+		}
+	case e.buf == nil || e.src != unsafe.SliceData(items):
+		head := MessageList{n: p}.Slice()
+		buf := make([]Message, want, want+max(want/2, 4))
+		copy(buf, head)
+		copy(buf[base:], items)
+		e.src, e.buf = unsafe.SliceData(items), buf
+	case len(items) > have && want <= cap(e.buf):
+		// beyond the array's length: no slice returned reaches there
+		e.buf = append(e.buf, items[have:]...)
+	case len(items) > have:
+		buf := make([]Message, want, 2*want)
+		copy(buf, e.buf)
+		copy(buf[len(e.buf):], items[have:])
+		e.buf = buf
+	}
+	return e.buf[:want:want]
+}
+
+// takeFlat returns the array of the node before p when it holds p's
+// chain and nothing after it, with room to grow, or nil. The node before
+// p keeps it clipped to its length, so only p's array grows into its
+// room: a list's slices go on in one array when a checkpoint makes p, the
+// node over a channel's tail, the base of the lists after it (seal).
+func (p *listNode) takeFlat() []Message {
+	q := p.prev
+	if q == nil || len(p.items) == 0 {
+		return nil
+	}
+	pe := q.ext.Load()
+	if pe == nil {
+		return nil
+	}
+	pe.mu.Lock()
+	defer pe.mu.Unlock()
+	base := p.off + len(p.items)
+	if pe.src != unsafe.SliceData(p.items) || len(pe.buf) != base || cap(pe.buf) == base {
+		return nil
+	}
+	buf := pe.buf
+	pe.buf = pe.buf[:base:base]
+	return buf
+}
+
+// rekeyFlat tells p's array that src's first n messages, which it may
+// hold after p's chain, are now also the first n of dst (a channel copied
+// its tail into a larger array, or merged it after another node's
+// messages): the lists over dst go on in p's array rather than starting
+// one anew. What it holds of src past n is forgotten (see forgetFlatPast).
+func (p *listNode) rekeyFlat(src, dst []Message, n int) {
+	e := p.ext.Load()
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.src != unsafe.SliceData(src) || e.buf == nil {
+		return
+	}
+	if keep := p.off + len(p.items) + n; len(e.buf) > keep {
+		e.buf = e.buf[:keep]
+	}
+	e.src = unsafe.SliceData(dst)
+}
+
+// forgetFlatPast forgets what p's array holds of src (an array that
+// follows p) beyond its first n messages: a fork in place (forkInto) is
+// about to write the places after them, which the fork of an earlier
+// attempt of the same task may have written, and sliced, with other
+// messages. Like that fork's own list, a slice it was handed may then
+// show the new messages: the earlier attempt's, read no more.
+func (p *listNode) forgetFlatPast(src []Message, n int) {
+	e := p.ext.Load()
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if keep := p.off + len(p.items) + n; e.src == unsafe.SliceData(src) && len(e.buf) > keep {
+		e.buf = e.buf[:keep]
+	}
 }
 
 // listOf returns a list of msgs without copying them: msgs must never be

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"unsafe"
 )
 
 // messagesChan is the channel of a key reduced by add_messages. It behaves
@@ -130,6 +131,11 @@ func (c *messagesChan) setList(l MessageList) {
 // When the tail has reached half the size of base's last node, that node
 // is taken into the tail (one copy), so the chain stays short.
 func (c *messagesChan) commitTail(tail []Message) {
+	if b := c.base.n; b != nil && cap(c.tail) > 0 && unsafe.SliceData(tail) == unsafe.SliceData(c.tail) {
+		// appended in place: a fork in place of a failed attempt may have
+		// written (and sliced) other messages there (see forgetFlatPast)
+		b.forgetFlatPast(tail, len(c.tail))
+	}
 	if len(tail) == 0 {
 		c.tail, c.list = tail, c.base
 		return
@@ -138,6 +144,9 @@ func (c *messagesChan) commitTail(tail []Message) {
 		merged := make([]Message, len(b.items)+len(tail), len(b.items)+len(tail)+max(len(tail)/2, 4))
 		copy(merged, b.items)
 		copy(merged[len(b.items):], tail)
+		if b.prev != nil && len(b.items) > 0 {
+			b.prev.rekeyFlat(b.items, merged, len(b.items))
+		}
 		// positions move by the node's length: index again when asked
 		// (a fork's read of its channel's index too)
 		c.tailIDs, c.tailIdx, c.parentIDs, c.parentIdx = nil, 0, nil, 0
@@ -192,6 +201,10 @@ func (c *messagesChan) forkInto(n *messagesChan, inPlace bool) *messagesChan {
 	}
 	if inPlace {
 		n.tail, n.owner = c.tail, c
+		if b := c.base.n; b != nil && cap(c.tail) > len(c.tail) {
+			// the places the fork writes: see forgetFlatPast
+			b.forgetFlatPast(c.tail, len(c.tail))
+		}
 	}
 	if c.mint != nil {
 		// a copy of the channel's mintState: the fork appends the IDs
@@ -333,7 +346,7 @@ func (c *messagesChan) add(right []Message) error {
 				j++
 			}
 			if len(tail)+j-k > cap(tail) {
-				tail = growTail(tail, len(right)-k)
+				tail = c.grow(tail, len(right)-k)
 			}
 			tail = append(tail, right[k:j]...)
 			k = j - 1
@@ -372,7 +385,7 @@ func (c *messagesChan) add(right []Message) error {
 			return NewError("ValueError", fmt.Sprintf("Attempting to delete a message with an ID that doesn't exist ('%s')", m.ID))
 		}
 		if len(tail) == cap(tail) {
-			tail = growTail(tail, len(right)-k)
+			tail = c.grow(tail, len(right)-k)
 		}
 		tail = append(tail, *m)
 	}
@@ -429,6 +442,10 @@ func (c *messagesChan) nextChunk(right []Message) {
 	chunk := c.spare
 	if cap(chunk) != 2*n {
 		chunk = make([]Message, 0, 2*n)
+	} else {
+		// the fork's places are written again (its attempt may have
+		// failed, with other messages): see forgetFlatPast
+		c.list.n.forgetFlatPast(chunk, 0)
 	}
 	c.sealTail()
 	c.tail, c.chunk, c.spare = chunk[:0], true, nil
@@ -511,6 +528,17 @@ func (c *messagesChan) takeRoom(right []Message) bool {
 
 // maxRoomDepth is the longest chain a taken room may extend.
 const maxRoomDepth = 24
+
+// grow is growTail for add's working tail, which starts with the
+// channel's: the slices of the lists over the tail go on in the same
+// array after the copy (see rekeyFlat).
+func (c *messagesChan) grow(tail []Message, n int) []Message {
+	out := growTail(tail, n)
+	if b := c.base.n; b != nil && cap(c.tail) > 0 && unsafe.SliceData(tail) == unsafe.SliceData(c.tail) {
+		b.rekeyFlat(c.tail, out, len(c.tail))
+	}
+	return out
+}
 
 // growTail returns tail in a new array with room for at least n more: it
 // doubles short tails, as append does, and grows long ones by an eighth

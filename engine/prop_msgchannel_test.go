@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"pgregory.net/rapid"
 )
@@ -263,7 +264,7 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 		var scratch messagesChan
 		steps := rapid.IntRange(1, 40).Draw(t, "steps")
 		for range steps {
-			switch rapid.IntRange(0, 7).Draw(t, "op") {
+			switch rapid.IntRange(0, 8).Draw(t, "op") {
 			case 0, 1:
 				model = apply(c, model, batch(), "update")
 			case 2, 3:
@@ -297,10 +298,29 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 				hold(c)
 			case 7:
 				c = input()
+			case 8:
+				// a task's attempt reads fresh in place and fails (its
+				// writes are not applied, its fork is read no more);
+				// the retry reads fresh in place again, with other
+				// writes, which the superstep applies
+				var failed messagesChan
+				f := c.forkInto(&failed, true)
+				apply(f, model, batch(), "failed attempt")
+				f.list.Slice()
+				if rapid.Bool().Draw(t, "the retry writes the key") {
+					right := batch()
+					f = c.forkInto(&scratch, true)
+					apply(f, model, right, "retry")
+					hold(f)
+					model = apply(c, model, right, "after retry")
+				}
 			}
 			for i, h := range views {
 				if got := renderMsgs(listMsgs(h.list)); !slices.Equal(got, h.want) {
 					t.Fatalf("value handed out at %d changed:\n got %v\nwant %v", i, got, h.want)
+				}
+				if got := renderMsgs(h.list.Slice()); !slices.Equal(got, h.want) {
+					t.Fatalf("value handed out at %d changed as one slice:\n got %v\nwant %v", i, got, h.want)
 				}
 			}
 		}
@@ -450,5 +470,35 @@ func TestChunksKeepMessagesInPlace(t *testing.T) {
 		if d, n := MessageListDepth(c.list), c.list.Len(); d > 2*bits.Len(uint(n))+1 {
 			t.Fatalf("%d messages in %d nodes, want at most %d", n, d, 2*bits.Len(uint(n))+1)
 		}
+	}
+}
+
+// TestSlicesShareOneArray: a thread that grows a message a step and is
+// asked for as one slice every step (create_agent's model node, a
+// provider) gets its slices cut from arrays that grow by doubling
+// (extendFlat): a few arrays for the whole run, not a copy of the thread
+// per step, across the chunks its tail grows in and the checkpoints that
+// seal it. Every slice holds the thread as it was.
+func TestSlicesShareOneArray(t *testing.T) {
+	c := newMessagesChan("messages")
+	var want []Message
+	arrays := map[*Message]bool{}
+	const n = 500
+	for i := range n {
+		m := HumanMessage(fmt.Sprint(i))
+		m.ID = fmt.Sprintf("m%d", i)
+		want = append(want, m)
+		if _, err := c.update([]any{[]Message{m}}); err != nil {
+			t.Fatal(err)
+		}
+		got := c.list.Slice()
+		if !slices.Equal(renderMsgs(got), renderMsgs(want)) {
+			t.Fatalf("step %d: Slice = %v", i, renderMsgs(got))
+		}
+		arrays[unsafe.SliceData(got)] = true
+		c.resetPrefix() // a checkpoint takes the list
+	}
+	if max := 4 * bits.Len(n); len(arrays) > max {
+		t.Fatalf("%d steps cut their slices from %d arrays, want at most %d", n, len(arrays), max)
 	}
 }
