@@ -117,7 +117,11 @@
 // StateSnapshot, a stream chunk and a checkpoint hold, and what
 // ModelRequest.Messages gives a model. State.Messages (and Slice) return
 // it as one []Message, built once per list; State.List, All, Backward,
-// At, Len and Last read it without building one. A node may write a
+// At, Len and Last read it without building one. The slices of lists
+// that grow one from another in a run share one array that doubles, so
+// a model node or a provider that asks for the thread as one slice every
+// step (create_agent's, the OpenAI and Anthropic providers) copies each
+// message about once per run, not once per step. A node may write a
 // MessageList, a []Message or any message-like value.
 //
 // Values are shared, not copied: a run appends to its thread's list by
