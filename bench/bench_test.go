@@ -111,6 +111,27 @@ func BenchmarkW3AgentLoop(b *testing.B) {
 	}
 }
 
+// BenchmarkCreateAgentLoop is W3's loop in create_agent, whose model node
+// reads the thread as one []Message every step (AgentModelRequest): its
+// B/op shows whether those slices share one array (MessageList.Slice).
+func BenchmarkCreateAgentLoop(b *testing.B) {
+	for _, k := range W3Cycles {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			agent, err := engine.CreateAgent(engine.AgentConfig{Model: newCycleModel(k), Tools: []engine.Tool{trivialTool(0)}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			input := engine.State{"messages": []any{"go"}}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := agent.Invoke(context.Background(), input, engine.Config{RecursionLimit: 2*k + 5}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkW4ThreadGrowth is W4: one turn (4 supersteps) on a thread of
 // M messages, with each checkpointer, forked from the same checkpoint or
 // continuing the thread.
