@@ -363,11 +363,10 @@ func TestForkMergeForgetsParentIndex(t *testing.T) {
 	for i := range 40 {
 		tail = append(tail, msg(fmt.Sprintf("t%d", i)))
 	}
-	// appended one by one, so the channel indexes its tail (past scanMax)
-	for _, m := range tail {
-		if _, err := c.update([]any{[]Message{m}}); err != nil {
-			t.Fatal(err)
-		}
+	// appended in one write, looked up one by one, so the channel indexes
+	// its tail (past scanMax; one message a write would start chunks)
+	if _, err := c.update([]any{tail}); err != nil {
+		t.Fatal(err)
 	}
 	if c.tailIDs == nil {
 		t.Fatal("the channel did not index its tail")
@@ -377,8 +376,12 @@ func TestForkMergeForgetsParentIndex(t *testing.T) {
 	var f messagesChan
 	c.forkInto(&f, false)
 	// the fork appends messages with IDs the run made up (no lookup) until
-	// it merges base's last node into its tail
-	var fresh []Message
+	// it merges base's last node into its tail; the write replaces one of
+	// the tail's first, so its full tail grows rather than starting a
+	// chunk (nextChunk)
+	last := msg("t39")
+	last.Content = Text("replaced too")
+	fresh := []Message{last}
 	for i := range 70 {
 		m := HumanMessage("fresh")
 		m.ID = run.fastID(idMessage, 1, 0, i+1)
@@ -393,7 +396,59 @@ func TestForkMergeForgetsParentIndex(t *testing.T) {
 	if len(got) != 200+40+70 {
 		t.Fatalf("the fork holds %d messages, want %d (b5 replaced, not appended)", len(got), 200+40+70)
 	}
-	if got[5].Content.String() != "replaced" {
-		t.Fatalf("message 5 is %q, want the replacement", got[5].Content.String())
+	if got[5].Content.String() != "replaced" || got[239].Content.String() != "replaced too" {
+		t.Fatalf("messages 5 and 239 are %q and %q, want the replacements", got[5].Content.String(), got[239].Content.String())
+	}
+}
+
+// TestChunksKeepMessagesInPlace: a thread that grows a message at a time
+// from an empty list (a run of the prebuilt agent, a superstep per
+// message, a checkpoint after each) keeps every message where it was
+// first written: a full short tail becomes a node and the appends go on
+// in a chunk twice its size (nextChunk), where growing the tail copied
+// every message into a larger array, which the lists handed out before
+// (checkpoints) kept alive beside it. The chain stays logarithmic. (At 68
+// messages the tail has an index, a checkpoint seals it, and the tails
+// after merge as before: the channel property checks that phase.)
+func TestChunksKeepMessagesInPlace(t *testing.T) {
+	at := func(l MessageList, i int) *Message {
+		for n := l.n; n != nil; n = n.prev {
+			if i >= n.off {
+				return &n.items[i-n.off]
+			}
+		}
+		return nil
+	}
+	c := newMessagesChan("messages")
+	var first []*Message // where each message was written
+	for i := range 60 {
+		m := HumanMessage(fmt.Sprint(i))
+		m.ID = fmt.Sprintf("m%d", i)
+		if _, err := c.update([]any{[]Message{m}}); err != nil {
+			t.Fatal(err)
+		}
+		first = append(first, at(c.list, i))
+		c.resetPrefix() // a checkpoint takes the list
+	}
+	for i, p := range first {
+		if got := at(c.list, i); got != p || got.ID != fmt.Sprintf("m%d", i) {
+			t.Fatalf("message %d moved from %p to %p (or is not m%d)", i, p, got, i)
+		}
+	}
+	if d, n := MessageListDepth(c.list), c.list.Len(); d > bits.Len(uint(n)) {
+		t.Fatalf("%d messages in %d nodes, want at most %d", n, d, bits.Len(uint(n)))
+	}
+	// on to a long thread: the checkpoints seal indexed tails, and the
+	// tails after them start no chunks, so the chain stays logarithmic
+	for i := 60; i < 3000; i++ {
+		m := HumanMessage(fmt.Sprint(i))
+		m.ID = fmt.Sprintf("m%d", i)
+		if _, err := c.update([]any{[]Message{m}}); err != nil {
+			t.Fatal(err)
+		}
+		c.resetPrefix()
+		if d, n := MessageListDepth(c.list), c.list.Len(); d > 2*bits.Len(uint(n))+1 {
+			t.Fatalf("%d messages in %d nodes, want at most %d", n, d, 2*bits.Len(uint(n))+1)
+		}
 	}
 }

@@ -136,6 +136,9 @@ func TestToolsCondition(t *testing.T) {
 		{"tool calls go to tools", engine.State{"history": []engine.Message{engine.AIMessage("", engine.ToolCall{Name: "x", ID: "1"})}}, "tools"},
 		{"a plain answer ends", engine.State{"history": []engine.Message{engine.AIMessage("done")}}, engine.End},
 		{"a human message ends", engine.State{"history": []engine.Message{engine.HumanMessage("hi")}}, engine.End},
+		{"a list of several nodes routes on its last message", engine.State{"history": engine.NewMessageList(engine.HumanMessage("hi")).Append(engine.AIMessage("", engine.ToolCall{Name: "x", ID: "1"}))}, "tools"},
+		{"a list whose last message answers ends", engine.State{"history": engine.NewMessageList(engine.AIMessage("", engine.ToolCall{Name: "x", ID: "1"})).Append(engine.AIMessage("done"))}, engine.End},
+		{"a Send's list argument is read before the state's key", engine.State{engine.SendArgKey: engine.NewMessageList(engine.AIMessage("", engine.ToolCall{Name: "x", ID: "1"})), "history": []engine.Message{engine.AIMessage("done")}}, "tools"},
 	}
 	for _, tc := range tests {
 		got, err := route(context.Background(), tc.state)
@@ -145,6 +148,9 @@ func TestToolsCondition(t *testing.T) {
 	}
 	if _, err := route(context.Background(), engine.State{}); err == nil {
 		t.Error("empty state: want an error naming the missing messages")
+	}
+	if _, err := route(context.Background(), engine.State{"history": engine.MessageList{}}); err == nil || !strings.Contains(err.Error(), "No messages found") {
+		t.Errorf("empty list: got %v, want the error naming the missing messages", err)
 	}
 }
 

@@ -1233,26 +1233,36 @@ func ToolsCondition(messagesKey string) RouterFunc {
 		messagesKey = "messages"
 	}
 	return func(_ context.Context, state State) (any, error) {
-		var msgs []Message
+		// only the last message counts: a MessageList gives it without
+		// making its messages one slice
+		var (
+			last Message
+			has  bool
+		)
+		fromSlice := func(msgs []Message) {
+			if len(msgs) > 0 {
+				last, has = msgs[len(msgs)-1], true
+			}
+		}
 		if arg, ok := state[SendArgKey]; ok {
 			switch m := arg.(type) {
 			case []Message:
-				msgs = m
+				fromSlice(m)
 			case MessageList:
-				msgs = m.Slice()
+				last, has = m.Last()
 			}
+		} else if l, ok := state[messagesKey].(MessageList); ok {
+			last, has = l.Last()
 		} else {
-			raw := state[messagesKey]
-			m, err := MessagesFromValue(raw)
+			m, err := MessagesFromValue(state[messagesKey])
 			if err != nil {
 				return nil, err
 			}
-			msgs = m
+			fromSlice(m)
 		}
-		if len(msgs) == 0 {
+		if !has {
 			return nil, NewError("ValueError", fmt.Sprintf("No messages found in input state to tool_edge: %s", PyRepr(valueForJSON(map[string]any(state)))))
 		}
-		last := msgs[len(msgs)-1]
 		if last.Type == TypeAI && len(last.ToolCalls) > 0 {
 			return "tools", nil
 		}
