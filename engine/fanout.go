@@ -54,7 +54,7 @@ func fanOutWorkers(n, limit int, do func(i int)) int {
 	f := &fan{n: int64(n), width: int64(width), do: do}
 	f.spare = func() {
 		// work(1), written out: a frame fewer under each call
-		for i := f.claim(1); i < f.n; i = f.next.Add(1) - 1 {
+		for i := f.claim(1); i < f.n; i = f.claimNext() {
 			f.do(int(i))
 		}
 		f.wg.Done()
@@ -65,8 +65,12 @@ func fanOutWorkers(n, limit int, do func(i int)) int {
 	return int(f.workers.Load())
 }
 
-// fan is the shared state of one fanOut. next, which every claim writes,
-// has a cache line of its own, away from what every claim reads.
+// fan is the shared state of one fanOut, in three groups 64 bytes (a
+// cache line) apart, so a write to one does not take from the other
+// processors the line another is read from: what every claim and call
+// reads (n, do, ...), written only by fanOut and once by the claim of
+// the last call; what a worker's start and end write (workers, wg); and
+// next, which every claim writes.
 type fan struct {
 	n     int64 // calls
 	width int64 // at most this many workers: min(n, limit)
@@ -76,7 +80,16 @@ type fan struct {
 	// frame of its own under each, on a stack the calls that block fill
 	// (see callBatch.run)
 	spare func()
-	// workers counts the workers started, the caller included
+	// claimed is set once every call is claimed: a worker whose call
+	// returns after that reads it and ends, where an increment of next
+	// took next's cache line from the other workers (W2's 1,024 calls
+	// return after the last was claimed, on every processor at once)
+	claimed atomic.Bool
+	_       [64]byte
+	// workers counts the workers started, the caller included; it and
+	// wg shared a line with n and do, which every claim and call read,
+	// and each of W2's 1,024 workers' starts took that line from the
+	// processor that read it
 	workers atomic.Int64
 	wg      sync.WaitGroup
 	_       [64]byte
@@ -87,7 +100,7 @@ type fan struct {
 // work claims and runs calls until none is left; after its first claim it
 // sends up to spares spare workers on their way.
 func (f *fan) work(spares int) {
-	for i := f.claim(spares); i < f.n; i = f.next.Add(1) - 1 {
+	for i := f.claim(spares); i < f.n; i = f.claimNext() {
 		f.do(int(i))
 	}
 }
@@ -95,9 +108,22 @@ func (f *fan) work(spares int) {
 // claim is a worker's first claim: when it got a call, it sends up to
 // spares spare workers on their way.
 func (f *fan) claim(spares int) int64 {
-	i := f.next.Add(1) - 1
+	i := f.claimNext()
 	if i < f.n {
 		f.sendSpares(spares)
+	}
+	return i
+}
+
+// claimNext claims the next call: its index, or n or more when every
+// call is claimed. Whoever claims the last sets claimed.
+func (f *fan) claimNext() int64 {
+	if f.claimed.Load() {
+		return f.n
+	}
+	i := f.next.Add(1) - 1
+	if i >= f.n-1 {
+		f.claimed.Store(true)
 	}
 	return i
 }

@@ -436,9 +436,12 @@ func (b *callBatch) run(i int) {
 	if j < 0 {
 		return
 	}
-	// the call's error slot says the tool runs (see recoverTool)
-	b.errs[i] = errToolRunning
-	defer b.recoverTool(i)
+	// running says a panic is the tool's (see recoverTool): a flag on
+	// the stack, where the call's error slot, written before and after
+	// the tool, shared its cache line with three other calls' slots that
+	// other workers wrote as their tools returned
+	running := true
+	defer b.recoverTool(i, &running)
 	var result any
 	var err error
 	if ft, ok := b.n.tools[j].(*funcTool); ok && ft.fn != nil {
@@ -449,7 +452,7 @@ func (b *callBatch) run(i int) {
 	} else {
 		result, err = b.invokeTool(i, j, args)
 	}
-	b.errs[i] = nil
+	running = false
 	b.finish(i, j, result, err)
 }
 
@@ -460,10 +463,6 @@ func (b *callBatch) invokeTool(i, j int, args *Object) (any, error) {
 	call := &b.calls[i]
 	return b.n.tools[j].Invoke(b.ctx, ToolInvocation{Call: ToolCall{Name: call.Name, Args: args, ID: call.ID}, Runtime: b.rt})
 }
-
-// errToolRunning is the error slot of a call whose tool runs: a panic
-// that finds it there is the tool's (recoverTool).
-var errToolRunning = errors.New("tool running")
 
 // prepare looks call i's tool up, validates its arguments and returns
 // them and the tool's index; a call that runCall would hand to
@@ -496,19 +495,31 @@ func (b *callBatch) finish(i, j int, result any, err error) {
 	if err != nil && def.HandleToolError.Enabled {
 		result, err = toolError(def, result, err)
 	}
-	b.cmds[i], b.errs[i] = b.n.settle(&b.msgs[i], &b.calls[i], def, result, err, b.kind)
+	b.settled(i, def, result, err)
+}
+
+// settled settles call i's outcome (settle) into its slots. The command
+// and error slots, nil as made, are written only when the answer is one:
+// a call's slot shares its cache line with other calls' (eight commands
+// or four errors to a line), and nil written to every call's slots as
+// the tools returned made the workers of W2's 1,024 calls take those
+// lines from each other.
+func (b *callBatch) settled(i int, def *ToolDef, result any, err error) {
+	if cmd, err := b.n.settle(&b.msgs[i], &b.calls[i], def, result, err, b.kind); cmd != nil || err != nil {
+		b.cmds[i], b.errs[i] = cmd, err
+	}
 }
 
 // recoverTool, deferred by run, turns a panic of call i's tool into the
-// call's error as runTool does; a panic after the tool returned goes on.
-func (b *callBatch) recoverTool(i int) {
-	if b.errs[i] != errToolRunning {
+// call's error as runTool does; a panic after the tool returned (running
+// unset) goes on.
+func (b *callBatch) recoverTool(i int, running *bool) {
+	if !*running {
 		return
 	}
 	if p := recover(); p != nil {
-		call := &b.calls[i]
-		def := &b.n.defs[b.n.byName[call.Name]]
-		b.cmds[i], b.errs[i] = b.n.settle(&b.msgs[i], call, def, nil, panicError(call.Name, p), b.kind)
+		def := &b.n.defs[b.n.byName[b.calls[i].Name]]
+		b.settled(i, def, nil, panicError(b.calls[i].Name, p))
 	}
 }
 
@@ -1063,8 +1074,13 @@ func (n *ToolNode) shapeOther(out *Message, result any, call *ToolCall, def *Too
 // shapeResult had made their frames 1.5 kB, which every worker's stack
 // grew for once its tool returned (see callBatch.run).
 func setToolMessage(out *Message, content Content, name, callID, status string, artifact any) {
-	*out = Message{}
-	out.Type, out.Content, out.Name, out.ToolCallID, out.Status, out.Artifact = TypeTool, content, name, callID, status, artifact
+	// every field, one by one: clearing the whole message first
+	// (*out = Message{}) was a call that wrote its 208 bytes, with the
+	// GC's barrier over all of them while a cycle runs, before the
+	// fields were written again
+	out.Type, out.Content, out.Name, out.ID = TypeTool, content, name, ""
+	out.ToolCalls, out.InvalidToolCalls, out.ToolCallID, out.Status = nil, nil, callID, status
+	out.Artifact, out.UsageMetadata, out.AdditionalKwargs, out.ResponseMetadata = artifact, nil, nil, nil
 }
 
 // shapeMessage makes a tool message a tool returned the call's answer.

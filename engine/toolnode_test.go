@@ -193,6 +193,40 @@ func TestToolNodeMaxConcurrency(t *testing.T) {
 	}
 }
 
+// TestToolNodeHandlerPanicIsNotTheTools: in a batch of calls, a panic
+// of the node's error handler, which runs after the tool returned its
+// error, is not the tool's: it is not made into a tool message (which
+// would call the handler again) but goes on to the caller, as an
+// exception raised by handle_tool_errors's callable leaves ToolNode. The
+// calls run on the caller's goroutine (MaxConcurrency 1), so the panic
+// reaches the test. (A batch that took every panic during a call for the
+// tool's calls the handler twice.)
+func TestToolNodeHandlerPanicIsNotTheTools(t *testing.T) {
+	var handled atomic.Int32
+	handle := func(error) (string, bool) {
+		handled.Add(1)
+		panic("handler bug")
+	}
+	tool := cityTool("t", func(context.Context, engine.ToolInvocation) (any, error) {
+		return nil, engine.NewError("ValueError", "bad")
+	})
+	tn, err := engine.NewToolNode([]engine.Tool{tool}, engine.ToolNodeOptions{MaxConcurrency: 1, HandleToolErrors: engine.ToolErrors{Handle: handle}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p any
+	func() {
+		defer func() { p = recover() }()
+		_, _ = tn.Invoke(context.Background(), callsOf("t", 2))
+	}()
+	if p != "handler bug" {
+		t.Errorf("Invoke panicked with %v, want the handler's panic", p)
+	}
+	if got := handled.Load(); got != 1 {
+		t.Errorf("the handler ran %d times, want once (the first call's error; its panic ends the batch)", got)
+	}
+}
+
 func TestToolNodeBadInput(t *testing.T) {
 	ok := cityTool("ok", func(context.Context, engine.ToolInvocation) (any, error) { return "fine", nil })
 	tests := []struct {
