@@ -191,12 +191,47 @@ type saver interface {
 	DeleteThread(ctx context.Context, threadID string) error
 }
 
-// openSaver opens the named checkpointer ("none", "memory", "sqlite"):
-// nil for none, and a closer.
+// discardSaver is a SnapshotSaver that keeps nothing: every put returns
+// the same checkpoint ID and no thread has a checkpoint. A run with it
+// takes every checkpoint and task write it would give Memory, so W3 with
+// it is what the engine's checkpointing costs by itself, without a
+// saver's own work.
+type discardSaver struct{}
+
+// discardID is the one checkpoint ID a discardSaver gives, as long as
+// Memory's.
+const discardID = "00000000-0000-0000-0000-000000000000"
+
+func (discardSaver) GetTuple(context.Context, engine.CheckpointConfig) (*engine.CheckpointTuple, error) {
+	return nil, nil
+}
+
+func (discardSaver) List(context.Context, engine.CheckpointConfig, engine.ListOptions) ([]*engine.CheckpointTuple, error) {
+	return nil, nil
+}
+
+func (discardSaver) Put(_ context.Context, cfg engine.CheckpointConfig, _ *engine.Checkpoint, _ engine.CheckpointMetadata) (engine.CheckpointConfig, error) {
+	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: discardID}, nil
+}
+
+func (discardSaver) PutSnapshot(_ context.Context, cfg engine.CheckpointConfig, _ *engine.CheckpointSnapshot, _ engine.CheckpointMetadata) (engine.CheckpointConfig, error) {
+	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: discardID}, nil
+}
+
+func (discardSaver) PutWrites(context.Context, engine.CheckpointConfig, []engine.PendingWrite, string) error {
+	return nil
+}
+
+func (discardSaver) DeleteThread(context.Context, string) error { return nil }
+
+// openSaver opens the named checkpointer ("none", "discard", "memory",
+// "sqlite"): nil for none, and a closer.
 func openSaver(ctx context.Context, kind, dir string) (saver, func() error, error) {
 	switch kind {
 	case "none":
 		return nil, nil, nil
+	case "discard":
+		return discardSaver{}, nil, nil
 	case "memory":
 		return checkpoint.NewMemory(), nil, nil
 	case "sqlite":

@@ -2,6 +2,7 @@ package peers
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -10,22 +11,37 @@ import (
 // n bare goroutines with a WaitGroup, each writing "ok" (d = 0) or
 // sleeping d with time.Sleep, without any engine.
 func goroutines(n int, d time.Duration) func(context.Context, string) (*Op, error) {
+	return goroutinesWaiting(n, d, func(_ context.Context, d time.Duration) error {
+		time.Sleep(d)
+		return nil
+	})
+}
+
+// goroutinesWaiting is goroutines with each goroutine waiting d with
+// waitFn, given the run's context: with wait, the same wait as every W2
+// tool's (a timer and a select on the context), so that the ratio to it
+// is what the engine adds to the fan-out alone.
+func goroutinesWaiting(n int, d time.Duration, waitFn func(context.Context, time.Duration) error) func(context.Context, string) (*Op, error) {
 	return func(context.Context, string) (*Op, error) {
 		out := make([]string, n)
-		run := func(context.Context) error {
+		run := func(ctx context.Context) error {
 			var wg sync.WaitGroup
+			errs := make([]error, n)
 			for i := range n {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					if d > 0 {
-						time.Sleep(d)
+						if err := waitFn(ctx, d); err != nil {
+							errs[i] = err
+							return
+						}
 					}
 					out[i] = "ok"
 				}()
 			}
 			wg.Wait()
-			return nil
+			return errors.Join(errs...)
 		}
 		return &Op{
 			Units: float64(n),

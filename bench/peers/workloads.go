@@ -51,6 +51,7 @@ func w2() Workload {
 		Unit:  "ms/invocation", Scale: 1e6, PerRun: true,
 		Contenders: []Contender{
 			{"goroutines", "baseline", "N goroutines + WaitGroup, each time.Sleep(10ms)", goroutines(n, W2Wait)},
+			{"goroutines/wait", "baseline", "the same, each waiting as the tools do (a timer and a select on the context)", goroutinesWaiting(n, W2Wait, wait)},
 			{"agenteval/toolnode", "agenteval", "engine.ToolNode.Invoke; the tool waits on a timer and the context", aeToolNode(aeWaitTool(W2Wait), n)},
 			{"agenteval/graph", "agenteval", "compiled StateGraph START → tools → END", aeToolGraph(aeWaitTool(W2Wait), n)},
 			{"eino/toolsnode", "eino", "compose.ToolsNode.Invoke; same wait", einoToolsNode(func() (einoTool, error) { return einoWaitTool(W2Wait) }, n)},
@@ -59,6 +60,9 @@ func w2() Workload {
 		Pairs: []Pair{
 			{"agenteval/toolnode", "goroutines", "alone vs goroutine per call"},
 			{"agenteval/graph", "goroutines", "in the graph vs goroutine per call"},
+			{"goroutines/wait", "goroutines", "the tools' wait vs time.Sleep, no engine"},
+			{"agenteval/toolnode", "goroutines/wait", "alone vs goroutine per call, same wait"},
+			{"agenteval/graph", "goroutines/wait", "in the graph vs goroutine per call, same wait"},
 			{"agenteval/toolnode", "eino/toolsnode", ""},
 			{"agenteval/graph", "eino/chain", ""},
 		},
@@ -77,6 +81,7 @@ func w3() Workload {
 		Contenders: []Contender{
 			{"agenteval/react", "agenteval", "engine.CreateReactAgent, no checkpointer, Graph.Invoke", aeReact("none", k)},
 			{"agenteval/react+memory", "agenteval", "the same with checkpoint.NewMemory(), a new thread per run (a checkpoint per superstep)", aeReact("memory", k)},
+			{"agenteval/react+discard", "agenteval", "the same with a SnapshotSaver that keeps nothing: the engine's checkpointing without a saver's work", aeReact("discard", k)},
 			{"eino/react", "eino", "flow/agent/react.NewAgent, Agent.Generate", einoReact(k, false)},
 			{"eino/react+store", "eino", "the react agent's graph compiled with compose.WithCheckPointStore (in memory), a new checkpoint ID per run", einoReact(k, true)},
 			{"langchaingo/executor", "langchaingo", "agents.Executor + OpenAIFunctionsAgent (native tool calls), chains.Call", langchainExecutor(rule, k)},
@@ -85,6 +90,7 @@ func w3() Workload {
 			{"agenteval/react", "eino/react", "no checkpointer vs eino's react agent"},
 			{"agenteval/react+memory", "eino/react+store", "Memory checkpointer vs eino with its checkpoint store"},
 			{"agenteval/react+memory", "eino/react", ""},
+			{"agenteval/react+discard", "eino/react", "the engine's checkpointing alone vs eino's react agent"},
 			{"agenteval/react", "langchaingo/executor", ""},
 		},
 		Expect: expectAgent(rule),
