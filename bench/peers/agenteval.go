@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/agenteval/agenteval/bench"
@@ -192,15 +193,22 @@ type saver interface {
 }
 
 // discardSaver is a SnapshotSaver that keeps nothing: every put returns
-// the same checkpoint ID and no thread has a checkpoint. A run with it
-// takes every checkpoint and task write it would give Memory, so W3 with
-// it is what the engine's checkpointing costs by itself, without a
-// saver's own work.
-type discardSaver struct{}
+// a new checkpoint ID (as long as Memory's) and no thread has a
+// checkpoint. A run with it takes every checkpoint and task write it
+// would give Memory, so W3 with it is what the engine's checkpointing
+// costs by itself, without a saver's own work or what a saver keeps.
+type discardSaver struct{ puts *atomic.Uint64 }
 
-// discardID is the one checkpoint ID a discardSaver gives, as long as
-// Memory's.
-const discardID = "00000000-0000-0000-0000-000000000000"
+// id returns the next checkpoint ID, in one allocation as Memory's.
+func (d discardSaver) id() string {
+	b := []byte("00000000-0000-0000-0000-000000000000")
+	n := d.puts.Add(1)
+	for i := len(b) - 1; n > 0 && b[i] != '-'; i-- {
+		b[i] = "0123456789abcdef"[n&15]
+		n >>= 4
+	}
+	return string(b)
+}
 
 func (discardSaver) GetTuple(context.Context, engine.CheckpointConfig) (*engine.CheckpointTuple, error) {
 	return nil, nil
@@ -210,12 +218,12 @@ func (discardSaver) List(context.Context, engine.CheckpointConfig, engine.ListOp
 	return nil, nil
 }
 
-func (discardSaver) Put(_ context.Context, cfg engine.CheckpointConfig, _ *engine.Checkpoint, _ engine.CheckpointMetadata) (engine.CheckpointConfig, error) {
-	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: discardID}, nil
+func (d discardSaver) Put(_ context.Context, cfg engine.CheckpointConfig, _ *engine.Checkpoint, _ engine.CheckpointMetadata) (engine.CheckpointConfig, error) {
+	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: d.id()}, nil
 }
 
-func (discardSaver) PutSnapshot(_ context.Context, cfg engine.CheckpointConfig, _ *engine.CheckpointSnapshot, _ engine.CheckpointMetadata) (engine.CheckpointConfig, error) {
-	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: discardID}, nil
+func (d discardSaver) PutSnapshot(_ context.Context, cfg engine.CheckpointConfig, _ *engine.CheckpointSnapshot, _ engine.CheckpointMetadata) (engine.CheckpointConfig, error) {
+	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: d.id()}, nil
 }
 
 func (discardSaver) PutWrites(context.Context, engine.CheckpointConfig, []engine.PendingWrite, string) error {
@@ -231,7 +239,7 @@ func openSaver(ctx context.Context, kind, dir string) (saver, func() error, erro
 	case "none":
 		return nil, nil, nil
 	case "discard":
-		return discardSaver{}, nil, nil
+		return discardSaver{puts: new(atomic.Uint64)}, nil, nil
 	case "memory":
 		return checkpoint.NewMemory(), nil, nil
 	case "sqlite":
