@@ -64,7 +64,8 @@ func (l Layout) describe() string {
 type Cassette struct {
 	// Path is the file the cassette was read from or will be written to.
 	Path string
-	// Interactions in recording order.
+	// Interactions in recording order: the order their requests were
+	// sent.
 	Interactions []*vcr.Interaction
 	// Lines holds the line of each interaction in Path (0 when unknown,
 	// such as for interactions recorded in this run).

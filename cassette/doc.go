@@ -38,7 +38,10 @@
 // they came, when the stream ends. A client that closes the body early
 // (an SDK stops reading at "data: [DONE]") has the rest read for it; a
 // stream that breaks off fails the recording, and so does one still
-// open at Stop (close every response body first).
+// open at Stop (close every response body first). Exchanges are stored
+// in the order their requests were sent, whenever each ended: a stream
+// the client left at "data: [DONE]" may end after the next request's
+// answer, and the replay must still give the answers in turn.
 //
 // A recording is written only when it holds what the run did: Stop
 // writes it atomically and durably (a temporary file in the same folder,

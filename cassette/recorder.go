@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,6 +86,14 @@ type Recorder struct {
 	// streams counts the streamed responses still being read, which
 	// are stored when they end.
 	streams int
+	// seqs holds, for each interaction, the place of its request among
+	// those this run recorded (-1 for an interaction loaded from the
+	// file), and next the place the next request takes: an exchange is
+	// stored in the order its request was sent, not the order it ended
+	// (a streamed answer the client stopped reading at "data: [DONE]"
+	// ends after the next request's answer when that one is quicker)
+	seqs []int
+	next int
 }
 
 // Open returns a recorder for the cassette at path. Replay mode loads and
@@ -240,6 +249,10 @@ func (r *Recorder) record(req *http.Request, body []byte) (*http.Response, error
 		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		out.ContentLength = int64(len(body))
 	}
+	r.mu.Lock()
+	seq := r.next
+	r.next++
+	r.mu.Unlock()
 	start := r.now()
 	resp, err := r.real.RoundTrip(out)
 	if err != nil {
@@ -250,7 +263,7 @@ func (r *Recorder) record(req *http.Request, body []byte) (*http.Response, error
 		r.mu.Lock()
 		r.streams++
 		r.mu.Unlock()
-		resp.Body = &streamBody{r: r, req: req, reqBody: body, resp: resp, src: resp.Body, start: start}
+		resp.Body = &streamBody{r: r, req: req, reqBody: body, resp: resp, src: resp.Body, start: start, seq: seq}
 		resp.Request = req
 		return resp, nil
 	}
@@ -265,7 +278,7 @@ func (r *Recorder) record(req *http.Request, body []byte) (*http.Response, error
 		r.fail(fmt.Errorf("%s %s: %w", req.Method, req.URL.Redacted(), err))
 		return nil, err
 	}
-	if err := r.store(req, body, resp, respBody, r.now().Sub(start)); err != nil {
+	if err := r.store(req, body, resp, respBody, r.now().Sub(start), seq); err != nil {
 		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(respBody))
@@ -273,8 +286,10 @@ func (r *Recorder) record(req *http.Request, body []byte) (*http.Response, error
 	return resp, nil
 }
 
-// store keeps a scrubbed, decoded copy of one exchange.
-func (r *Recorder) store(req *http.Request, body []byte, resp *http.Response, respBody []byte, elapsed time.Duration) error {
+// store keeps a scrubbed, decoded copy of one exchange, the seq-th
+// request this run recorded, after the interactions of the requests sent
+// before it.
+func (r *Recorder) store(req *http.Request, body []byte, resp *http.Response, respBody []byte, elapsed time.Duration, seq int) error {
 	in := &vcr.Interaction{
 		Request: vcr.Request{
 			Body:    string(body),
@@ -298,14 +313,27 @@ func (r *Recorder) store(req *http.Request, body []byte, resp *http.Response, re
 	stored := Scrub(in)
 	key := newRequestKey(stored.Request.Method, stored.Request.URL, stored.Request.Body, r.ignore, r.opts.IgnoreQuery)
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	for len(r.seqs) < len(r.cassette.Interactions) {
+		r.seqs = append(r.seqs, -1)
+	}
 	idx := len(r.cassette.Interactions)
-	r.cassette.Interactions = append(r.cassette.Interactions, stored)
-	r.cassette.Lines = append(r.cassette.Lines, 0)
-	r.keys = append(r.keys, key)
-	r.used = append(r.used, true)
+	for idx > 0 && r.seqs[idx-1] > seq {
+		idx--
+	}
+	r.cassette.Interactions = slices.Insert(r.cassette.Interactions, idx, stored)
+	r.cassette.Lines = slices.Insert(r.cassette.Lines, idx, 0)
+	r.keys = slices.Insert(r.keys, idx, key)
+	r.used = slices.Insert(r.used, idx, true)
+	r.seqs = slices.Insert(r.seqs, idx, seq)
+	for i := range r.calls {
+		// the calls stored before this one whose interactions moved up
+		if r.calls[i].Interaction >= idx {
+			r.calls[i].Interaction++
+		}
+	}
 	r.calls = append(r.calls, Call{Interaction: idx, Recorded: true, Method: req.Method, URL: req.URL.String(), Code: stored.Response.Code, Duration: elapsed})
 	r.dirty = true
-	r.mu.Unlock()
 	return nil
 }
 
@@ -331,6 +359,7 @@ type streamBody struct {
 	resp    *http.Response
 	src     io.ReadCloser
 	start   time.Time
+	seq     int // the request's place (see Recorder.seqs)
 
 	mu   sync.Mutex
 	buf  bytes.Buffer
@@ -380,7 +409,7 @@ func (b *streamBody) finish(err error) {
 	if err != nil {
 		r.fail(fmt.Errorf("%s %s: cassette %s: read the streamed response: %w", b.req.Method, b.req.URL.Redacted(), r.path, err))
 	} else {
-		r.store(b.req, b.reqBody, b.resp, b.buf.Bytes(), r.now().Sub(b.start))
+		r.store(b.req, b.reqBody, b.resp, b.buf.Bytes(), r.now().Sub(b.start), b.seq)
 	}
 	r.mu.Lock()
 	r.streams--

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -173,5 +174,75 @@ func TestRecordStreamPassesEventsThrough(t *testing.T) {
 	}
 	if n := len(rec.Cassette().Interactions); n != 1 || !bytes.Equal([]byte(rec.Cassette().Interactions[0].Response.Body), []byte(strings.Join(sseEvents, ""))) {
 		t.Errorf("recorded %d interactions: %+v", n, rec.Cassette().Interactions)
+	}
+}
+
+// TestRecordKeepsRequestOrder: an exchange is stored in the order its
+// request was sent, not the order its answer ended. A client that stops
+// reading a stream at "data: [DONE]" and sends its next request at once
+// may see that answer end first (a command agent behind `agenteval
+// serve` did, on a loaded CI machine); stored in the order they ended,
+// the replay gave the agent its second answer first.
+func TestRecordKeepsRequestOrder(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), `"stream":true`) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			for _, ev := range sseEvents {
+				w.Write([]byte(ev))
+				w.(http.Flusher).Flush()
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"answer":` + strconv.Quote(string(body)) + `}`))
+	}))
+	t.Cleanup(srv.Close)
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	rec, err := Open(path, Options{Mode: ModeRecord})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(body string) *http.Response {
+		req, _ := http.NewRequest("POST", srv.URL+"/v1/chat/completions", strings.NewReader(body))
+		resp, err := rec.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	bodies := []string{`{"n":1,"stream":true}`, `{"n":2,"stream":true}`, `{"n":3}`}
+	first := send(bodies[0])
+	// the first stream's client has what it needs and goes on: the
+	// second stream and a plain answer end before the first is closed
+	second := send(bodies[1])
+	io.ReadAll(second.Body)
+	second.Body.Close()
+	third := send(bodies[2])
+	io.ReadAll(third.Body)
+	third.Body.Close()
+	first.Body.Close()
+	calls := rec.Calls()
+	if err := rec.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Interactions) != len(bodies) {
+		t.Fatalf("%d interactions, want %d", len(c.Interactions), len(bodies))
+	}
+	for i, want := range bodies {
+		if got := c.Interactions[i].Request.Body; got != want {
+			t.Errorf("interaction %d is the request %s, want %s (the order the requests were sent)", i, got, want)
+		}
+	}
+	// the calls, in the order they ended, name the interaction each made
+	wantEnded := []int{1, 2, 0}
+	for k, call := range calls {
+		if call.Interaction != wantEnded[k] {
+			t.Errorf("call %d names interaction %d, want %d", k, call.Interaction, wantEnded[k])
+		}
 	}
 }
