@@ -342,6 +342,38 @@ func messageUpdate(key string, m Message) *oneMessage {
 	return u
 }
 
+// messageUpdateIn is messageUpdate for a built-in node that runs in a
+// task (ctx is the task's): when nothing keeps the task's writes past its
+// superstep, the output goes in the task's own oneMessage, which the task
+// uses again when it is recycled for a later superstep. The writes are
+// kept by a saver (PutWrites) and shown by every stream mode but values
+// (updates, messages, tasks, debug); values shows the channels' state,
+// into which the channel copies the message, as a fresh read's fork does.
+// A run of the prebuilt agent without a checkpointer allocated 256 bytes
+// per message for it.
+func messageUpdateIn(ctx context.Context, key string, m Message) *oneMessage {
+	sp := scratchpadFrom(ctx)
+	if sp == nil || sp.task == nil || sp.run == nil || !sp.run.writesDie() {
+		return messageUpdate(key, m)
+	}
+	t := sp.task
+	if t.one == nil {
+		t.one = new(oneMessage)
+	}
+	u := t.one
+	u.key = key
+	u.one[0] = m
+	u.list = u.one[:]
+	return u
+}
+
+// writesDie reports whether nothing keeps a task's writes past its
+// superstep: no saver stores them and no stream mode but values shows
+// them (see messageUpdateIn).
+func (r *run) writesDie() bool {
+	return r.saver == nil && r.modes&^modeBit(StreamValues) == 0
+}
+
 // update is the nodeUpdate u stands for.
 func (u *oneMessage) update() nodeUpdate {
 	return nodeUpdate{key: u.key, value: boxMessages(&u.list), owned: true}

@@ -455,6 +455,10 @@ type task struct {
 	// freshChan is the fork of a messages channel a fresh read applies
 	// the task's writes to (freshState): only its value leaves the read
 	freshChan messagesChan
+	// one is the output a built-in node's one message goes in when
+	// nothing keeps the task's writes past its superstep (see
+	// messageUpdateIn); it is kept when the task is recycled
+	one *oneMessage
 }
 
 // taskFrame is a task's scratchpad and the context its node runs with
@@ -474,8 +478,8 @@ func (r *run) newTask(kind taskKind, node *pregelNode, name string, ord int) *ta
 		// the rest of the ID arena's chunk goes on to the next task: its
 		// bytes are written once, so the IDs cut from it before stay as
 		// they are (W3: one allocation per 16 IDs, not per ID)
-		ids := t.ids
-		*t = task{ids: ids}
+		ids, one := t.ids, t.one
+		*t = task{ids: ids, one: one}
 	} else {
 		t = new(task)
 	}

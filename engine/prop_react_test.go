@@ -520,3 +520,72 @@ func addPropSeeds(f *testing.F) {
 	f.Add([]byte("\x01\x05\x00\x00\x03\x04\x02\x07\x01\x00\x06\x02\x08\x00\x01\x03"))
 	f.Add([]byte("\xff\x10\x7f\x22\x80\x03\xfe\x41\x40\x05\xc0\x06\x20\x07\x11\x99\x31\x04\x02\x08"))
 }
+
+// TestPropReusedOutputsChangeNothing: without a checkpointer, and with
+// no stream but values, a built-in node's one-message output goes in its
+// task, reused by the task's next superstep (messageUpdateIn), since
+// nothing keeps the task's writes; a stream of updates shows them, so
+// there every output is new. Invoke, a values stream and a values and
+// updates stream of the same run give the same final state and error;
+// the two streams give the same values chunks; and every chunk held is
+// unchanged at the end of its run. A channel that kept the task's output
+// instead of copying it would show a later step's message in an earlier
+// place; reusing outputs while updates are streamed changes the update
+// chunks held.
+func TestPropReusedOutputsChangeNothing(t *testing.T) {
+	t.Parallel()
+	rapid.Check(t, func(t *rapid.T) {
+		sc := drawScenario(t)
+		sc.interruptBefore, sc.interruptAfter = nil, nil
+		ctx := context.Background()
+		input := engine.State{"messages": []any{"do the things"}}
+		cfg := engine.Config{RecursionLimit: sc.limit}
+		res, ierr := newPropRun(t, sc, sc.responses, nil, 0).agent.Invoke(ctx, input, cfg)
+		if ierr != nil && res == nil {
+			t.Fatalf("Invoke: %v", ierr)
+		}
+		type chunk struct {
+			data any
+			json string
+		}
+		stream := func(modes ...engine.StreamMode) (values []chunk, all []chunk, err error) {
+			g := newPropRun(t, sc, sc.responses, nil, 0).agent
+			for part, perr := range g.Stream(ctx, input, cfg, modes...) {
+				if perr != nil {
+					return values, all, perr
+				}
+				c := chunk{part.Data, stateJSON(t, engine.State{"chunk": part.Data})}
+				all = append(all, c)
+				if part.Mode == engine.StreamValues {
+					values = append(values, c)
+				}
+			}
+			return values, all, nil
+		}
+		reusedValues, reusedAll, rerr := stream(engine.StreamValues)
+		freshValues, freshAll, ferr := stream(engine.StreamValues, engine.StreamUpdates)
+		if fmt.Sprint(ierr) != fmt.Sprint(rerr) || fmt.Sprint(rerr) != fmt.Sprint(ferr) {
+			t.Fatalf("errors differ: Invoke %v, values stream %v, values and updates stream %v", ierr, rerr, ferr)
+		}
+		if len(reusedValues) != len(freshValues) {
+			t.Fatalf("%d values chunks, against %d with updates", len(reusedValues), len(freshValues))
+		}
+		for i := range reusedValues {
+			if reusedValues[i].json != freshValues[i].json {
+				t.Fatalf("values chunk %d differs: %s", i, firstDifference(reusedValues[i].json, freshValues[i].json))
+			}
+		}
+		if n := len(reusedValues); n > 0 {
+			if a, b := stateJSON(t, res.Values), stateJSON(t, reusedValues[n-1].data.(engine.State)); a != b {
+				t.Fatalf("Invoke's final state differs from the stream's: %s", firstDifference(a, b))
+			}
+		}
+		for _, held := range [][]chunk{reusedAll, freshAll} {
+			for i, c := range held {
+				if got := stateJSON(t, engine.State{"chunk": c.data}); got != c.json {
+					t.Fatalf("chunk %d changed after it was streamed: %s", i, firstDifference(c.json, got))
+				}
+			}
+		}
+	})
+}

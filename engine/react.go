@@ -539,9 +539,9 @@ func (a *reactAgent) callModel(ctx context.Context, state State) (any, error) {
 	resp.Name = a.cfg.Name
 	// the list is the node's own: the run may give resp its ID in place
 	if a.moreStepsNeeded(state, resp) {
-		return messageUpdate("messages", Message{Type: TypeAI, ID: resp.ID, Content: Text(SorryNeedMoreSteps)}), nil
+		return messageUpdateIn(ctx, "messages", Message{Type: TypeAI, ID: resp.ID, Content: Text(SorryNeedMoreSteps)}), nil
 	}
-	return messageUpdate("messages", resp), nil
+	return messageUpdateIn(ctx, "messages", resp), nil
 }
 
 // moreStepsNeeded is _are_more_steps_needed: a tool-calling answer when

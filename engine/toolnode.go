@@ -329,7 +329,7 @@ func (n *ToolNode) invokeRoom(ctx context.Context, input any, inGraph bool, room
 		if cmd == nil && err == nil && inGraph {
 			// what combine gives, as a oneMessage: one allocation for
 			// the answer, its list and the update (three)
-			return messageUpdate(n.opts.MessagesKey, msg), nil
+			return messageUpdateIn(ctx, n.opts.MessagesKey, msg), nil
 		}
 		msgs := []Message{msg}
 		cmds := [1]*Command{cmd}
