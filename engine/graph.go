@@ -343,8 +343,10 @@ func messageUpdate(key string, m Message) *oneMessage {
 }
 
 // messageUpdateIn is messageUpdate for a built-in node that runs in a
-// task (ctx is the task's): when nothing keeps the task's writes past its
-// superstep, the output goes in the task's own oneMessage, which the task
+// task (ctx is the task's) and returns it to the task's writers, and to
+// no other code: create_react_agent's model node and the one-call answer
+// of the agents' tools node (graphNode; ToolNode.Node answers with a
+// State). When nothing keeps the task's writes past its superstep, the output goes in the task's own oneMessage, which the task
 // uses again when it is recycled for a later superstep. The writes are
 // kept by a saver (PutWrites) and shown by every stream mode but values
 // (updates, messages, tasks, debug); values shows the channels' state,
