@@ -51,7 +51,7 @@ func w2() Workload {
 		Unit:  "ms/invocation", Scale: 1e6, PerRun: true,
 		Contenders: []Contender{
 			{"goroutines", "baseline", "N goroutines + WaitGroup, each time.Sleep(10ms)", goroutines(n, W2Wait)},
-			{"goroutines/wait", "baseline", "the same, each waiting as the tools do (a timer and a select on the context)", goroutinesWaiting(n, W2Wait, wait)},
+			{"goroutines/wait", "baseline", "the same, each waiting as the tools do (a timer and a select on the context)", goroutinesWaiting(n, W2Wait)},
 			{"agenteval/toolnode", "agenteval", "engine.ToolNode.Invoke; the tool waits on a timer and the context", aeToolNode(aeWaitTool(W2Wait), n)},
 			{"agenteval/graph", "agenteval", "compiled StateGraph START → tools → END", aeToolGraph(aeWaitTool(W2Wait), n)},
 			{"eino/toolsnode", "eino", "compose.ToolsNode.Invoke; same wait", einoToolsNode(func() (einoTool, error) { return einoWaitTool(W2Wait) }, n)},
