@@ -202,34 +202,22 @@ func (p *listNode) extendFlat(items []Message) []Message {
 	defer e.mu.Unlock()
 	base, want := p.off+len(p.items), p.off+len(p.items)+len(items)
 	if e.buf == nil {
-		e.buf = p.takeFlat()
+		if taken := p.takeFlat(); taken != nil {
+			// p's chain, taken from the node before p: go on after it
+			e.src, e.buf = unsafe.SliceData(items), taken
+		}
 	}
 	switch have := len(e.buf) - base; {
-	case e.buf != nil && e.src == nil && len(e.buf) == base:
-		// p's chain, taken from the node before p: go on after it
-		e.src = unsafe.SliceData(items)
-		if want <= cap(e.buf) {
-			e.buf = append(e.buf, items...)
-		} else {
-			buf := make([]Message, want, 2*want)
-			copy(buf, e.buf)
-			copy(buf[base:], items)
-			e.buf = buf
-		}
 	case e.buf == nil || e.src != unsafe.SliceData(items):
 		head := MessageList{n: p}.Slice()
 		buf := make([]Message, want, want+max(want/2, 4))
 		copy(buf, head)
 		copy(buf[base:], items)
 		e.src, e.buf = unsafe.SliceData(items), buf
-	case len(items) > have && want <= cap(e.buf):
-		// beyond the array's length: no slice returned reaches there
-		e.buf = append(e.buf, items[have:]...)
 	case len(items) > have:
-		buf := make([]Message, want, 2*want)
-		copy(buf, e.buf)
-		copy(buf[len(e.buf):], items[have:])
-		e.buf = buf
+		// beyond the array's length, where no slice returned reaches;
+		// append moves to a larger array when it has no room
+		e.buf = append(e.buf, items[have:]...)
 	}
 	return e.buf[:want:want]
 }
@@ -281,22 +269,13 @@ func (p *listNode) rekeyFlat(src, dst []Message, n int) {
 }
 
 // forgetFlatPast forgets what p's array holds of src (an array that
-// follows p) beyond its first n messages: a fork in place (forkInto) is
-// about to write the places after them, which the fork of an earlier
-// attempt of the same task may have written, and sliced, with other
-// messages. Like that fork's own list, a slice it was handed may then
-// show the new messages: the earlier attempt's, read no more.
-func (p *listNode) forgetFlatPast(src []Message, n int) {
-	e := p.ext.Load()
-	if e == nil {
-		return
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if keep := p.off + len(p.items) + n; e.src == unsafe.SliceData(src) && len(e.buf) > keep {
-		e.buf = e.buf[:keep]
-	}
-}
+// follows p) beyond its first n messages: a channel (or a fork in place)
+// has just written the places after them (commitTail, nextChunk taking a
+// spare chunk), which the fork of an earlier attempt of the same task may
+// have written, and sliced, with other messages. Like that fork's own list, a slice it was handed may then
+// show the new messages: the earlier attempt's, read no more. It is
+// rekeyFlat to the same array.
+func (p *listNode) forgetFlatPast(src []Message, n int) { p.rekeyFlat(src, src, n) }
 
 // listOf returns a list of msgs without copying them: msgs must never be
 // written again (a channel's view, or a slice the caller just made).

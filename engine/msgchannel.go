@@ -201,10 +201,6 @@ func (c *messagesChan) forkInto(n *messagesChan, inPlace bool) *messagesChan {
 	}
 	if inPlace {
 		n.tail, n.owner = c.tail, c
-		if b := c.base.n; b != nil && cap(c.tail) > len(c.tail) {
-			// the places the fork writes: see forgetFlatPast
-			b.forgetFlatPast(c.tail, len(c.tail))
-		}
 	}
 	if c.mint != nil {
 		// a copy of the channel's mintState: the fork appends the IDs
