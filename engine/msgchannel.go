@@ -424,7 +424,7 @@ const maxChunk = 1024
 // the tail as before.
 func (c *messagesChan) nextChunk(right []Message) {
 	n := len(c.tail)
-	if n == 0 || n != cap(c.tail) || n >= maxChunk || c.base.n != nil && !c.chunk || c.list.n == nil || len(c.list.n.items) != n || &c.list.n.items[0] != &c.tail[0] {
+	if n == 0 || n != cap(c.tail) || n >= maxChunk || c.base.n != nil && !c.chunk {
 		// chunks start on an empty base (a thread built in the run) and
 		// go on while each one fills; a tail over a base it did not
 		// start merges into base's last node (commitTail), which keeps
