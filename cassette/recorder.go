@@ -146,6 +146,7 @@ func Open(path string, opts Options) (*Recorder, error) {
 		r.keys[i] = newRequestKey(in.Request.Method, in.Request.URL, in.Request.Body, r.ignore, opts.IgnoreQuery)
 	}
 	r.used = make([]bool, len(c.Interactions))
+	r.seqs = slices.Repeat([]int{-1}, len(c.Interactions))
 	return r, nil
 }
 
@@ -314,9 +315,6 @@ func (r *Recorder) store(req *http.Request, body []byte, resp *http.Response, re
 	key := newRequestKey(stored.Request.Method, stored.Request.URL, stored.Request.Body, r.ignore, r.opts.IgnoreQuery)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for len(r.seqs) < len(r.cassette.Interactions) {
-		r.seqs = append(r.seqs, -1)
-	}
 	idx := len(r.cassette.Interactions)
 	for idx > 0 && r.seqs[idx-1] > seq {
 		idx--

@@ -223,6 +223,10 @@ func TestReplayOrRecordAppends(t *testing.T) {
 	if err != nil || len(c.Interactions) != 2 {
 		t.Fatalf("Load = %v, %v; want 2 interactions", c, err)
 	}
+	// the one replayed, then the one recorded after it
+	if a, b := c.Interactions[0].Request.Body, c.Interactions[1].Request.Body; a != `{"q":1}` || b != `{"q":2}` {
+		t.Errorf("interactions hold %s then %s, want the first request's, then the second's", a, b)
+	}
 }
 
 func TestReplayNeedsTheFile(t *testing.T) {
