@@ -610,7 +610,13 @@ func (g *Graph) addStateChannels(fields map[string]Field, order []string) {
 			r := f.Reducer
 			key := name
 			if _, ok := r.(AddMessagesReducer); ok {
-				g.channels[name] = func() channel { return newMessagesChan(key) }
+				// the runs of the graph note their lists' lengths here
+				hint := new(sizeHint)
+				g.channels[name] = func() channel {
+					c := newMessagesChan(key)
+					c.hint = hint
+					return c
+				}
 				break
 			}
 			g.channels[name] = func() channel { return newBinop(key, r) }

@@ -80,10 +80,17 @@ func listMsgs(l MessageList) []Message {
 // comparison with max (a replacement appends), find without indexing
 // the tail's untracked positions, a RemoveAll whose survivors are not
 // seen, commitTail writing into base's node instead of a copy, an
-// adopted input list that is not a set (an ID twice, a removal).
+// adopted input list that is not a set (an ID twice, a removal), a
+// first array cut from the size hint with a length (grow returning
+// make([]Message, h)).
 func TestPropMessagesChannelMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := newMessagesChan("messages")
+		// the graph's note of its last run's length (sizeHint), which
+		// sizes the first array of a channel that starts empty
+		hint := new(sizeHint)
+		hint.n.Store(int32(rapid.IntRange(0, 300).Draw(t, "size hint")))
+		c.hint = hint
 		mintRun := &run{idKey: [2]uint64{rapid.Uint64().Draw(t, "key0"), rapid.Uint64().Draw(t, "key1")}}
 		// arm gives a channel the run's mintState; max is at least that
 		// of every channel before it, so at least that of every fast ID
@@ -246,6 +253,7 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 				t.Fatalf("normalized input:\n got %v\nwant %v", g, w)
 			}
 			n := arm(newMessagesChan("messages"))
+			n.hint = hint
 			before := model
 			model = nil
 			if _, err := n.update([]any{out}); err != nil {
@@ -269,7 +277,8 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 				model = apply(c, model, batch(), "update")
 			case 2, 3:
 				// the next run of the thread starts from its newest
-				// checkpoint
+				// checkpoint (this one notes its length)
+				c.noteSize()
 				c = restore(checkpoint())
 			case 4:
 				// two runs start from the same checkpoint (a fork)
@@ -500,5 +509,74 @@ func TestSlicesShareOneArray(t *testing.T) {
 	}
 	if max := 4 * bits.Len(n); len(arrays) > max {
 		t.Fatalf("%d steps cut their slices from %d arrays, want at most %d", n, len(arrays), max)
+	}
+}
+
+// TestSizeHintSizesTheFirstArray: a graph's runs note how long they built
+// their thread from empty (sizeHint), and the next run's first array
+// takes that many places, so the prebuilt agent's 22 messages are one
+// array (one node), not a short tail followed by chunks twice its size.
+// A run whose list was set whole or taken from a node notes nothing.
+// Mutants this catches: noteSize not storing (or grow not reading) the
+// hint (the second run's list is three nodes); setList not clearing own
+// (a list adopted from the input notes its length); no cap at maxChunk.
+func TestSizeHintSizesTheFirstArray(t *testing.T) {
+	hint := new(sizeHint)
+	mk := func() *messagesChan {
+		c := newMessagesChan("messages")
+		c.hint = hint
+		return c
+	}
+	thread := func(c *messagesChan, n int) {
+		t.Helper()
+		for i := range n {
+			m := HumanMessage(fmt.Sprint(i))
+			m.ID = fmt.Sprintf("m%d", i)
+			if _, err := c.update([]any{[]Message{m}}); err != nil {
+				t.Fatal(err)
+			}
+			c.resetPrefix() // a checkpoint takes the list
+		}
+		(&run{chans: []channel{c}}).noteSizes()
+	}
+	first := mk()
+	thread(first, 22)
+	if d := MessageListDepth(first.list); d != 3 {
+		t.Fatalf("the first run's 22 messages are in %d nodes, want 3 (a tail, then chunks)", d)
+	}
+	second := mk()
+	thread(second, 22)
+	if d := MessageListDepth(second.list); d != 1 {
+		t.Fatalf("the second run's 22 messages are in %d nodes, want 1 (one array of the hint's size)", d)
+	}
+	if got := cap(second.tail); got != 22 {
+		t.Fatalf("the second run's array has %d places, want 22", got)
+	}
+
+	// a list set whole says nothing of the next run's: one the run was
+	// given, or one a RemoveAll left after the run had grown its own
+	adopted := mk()
+	if _, err := adopted.update([]any{NewMessageList(Message{Type: TypeHuman, ID: "a", Content: Text("x")})}); err != nil {
+		t.Fatal(err)
+	}
+	thread(adopted, 5)
+	removed := mk()
+	thread(removed, 3)
+	rest := []Message{RemoveMessage(RemoveAllMessages)}
+	for i := range 300 {
+		rest = append(rest, Message{Type: TypeHuman, ID: fmt.Sprintf("r%d", i), Content: Text("x")})
+	}
+	if _, err := removed.update([]any{rest}); err != nil {
+		t.Fatal(err)
+	}
+	(&run{chans: []channel{removed}}).noteSizes()
+	if got := hint.n.Load(); got != 3 {
+		t.Fatalf("a run whose list was set whole noted %d, want the hint kept at 3", got)
+	}
+
+	long := mk()
+	thread(long, 3000)
+	if got := hint.n.Load(); got != maxChunk {
+		t.Fatalf("a run of 3000 messages noted %d, want maxChunk (%d)", got, maxChunk)
 	}
 }
