@@ -79,6 +79,10 @@ type messagesChan struct {
 	// by the hint
 	hint *sizeHint
 	own  bool
+	// placed is the place after the tail where the superstep's single
+	// task put the message it writes (see reserveMessage), until the
+	// channel's next update
+	placed *Message
 }
 
 // sizeHint is a compiled graph's note, one per messages key, of the
@@ -310,6 +314,9 @@ func (c *messagesChan) update(values []any) (bool, error) {
 	if len(values) == 0 {
 		return false, nil
 	}
+	if p := c.placedAt(); p != nil {
+		values = c.takePlaced(values, p)
+	}
 	for _, v := range values {
 		if l, ok := v.(MessageList); ok && c.len() == 0 && l.isSet() {
 			// add_messages of such a list into an empty one is the list
@@ -421,6 +428,88 @@ func (c *messagesChan) add(right []Message) error {
 	}
 	c.prefix = min(c.prefix, kept)
 	return nil
+}
+
+// reserveMessage puts m in the place where the messages channel of key
+// appends next and returns the node output that writes it there
+// (messageUpdateIn), or nil when it cannot: the task must be its
+// superstep's only one (whose writes are the superstep's, in order), the
+// channel's tail must have room, and the list written must be the one
+// kept (updates not streamed, which would show the list as the node
+// wrote it, without the ID the run gives it in place: normalizeOne).
+//
+// With a saver, the task's write (PutWrites) then shares the message
+// with the channel's list, which appends it without copying it
+// (takePlaced): the prebuilt agent held each message twice, in the
+// node's output (256 bytes) and in the channel's array (216). No one
+// writes the place again: the channel's update takes the message there
+// only when it is the first value of the update and only appends, and
+// otherwise clips its tail so that no append writes the place; below the
+// tail's length nothing is written (see messagesChan). A task's writes
+// are kept (and streamed) only once it succeeded, and its superstep then
+// applies them, or ends the run; a retry puts its message in the same
+// place as the failed attempt, which nothing kept.
+func (r *run) reserveMessage(key string, m Message) *placedMessage {
+	if len(r.tasks) != 1 || r.modes.has(StreamUpdates) {
+		return nil
+	}
+	c, ok := r.channel(key).(*messagesChan)
+	if !ok {
+		return nil
+	}
+	place := c.place(m)
+	if place == nil {
+		return nil
+	}
+	return &placedMessage{list: place, key: key}
+}
+
+// place puts m in the place after the tail and returns the list of it
+// alone, or nil when the tail is full (see reserveMessage).
+func (c *messagesChan) place(m Message) []Message {
+	n := len(c.tail)
+	if n == cap(c.tail) {
+		return nil
+	}
+	place := c.tail[n : n+1 : n+1]
+	place[0] = m
+	c.placed = &place[0]
+	return place
+}
+
+// placedAt returns the place of the message a node put after the
+// tail (reserveMessage): the channel's, or, for a fork in place, its
+// channel's, whose tail the fork appends to.
+func (c *messagesChan) placedAt() *Message {
+	if c.owner != nil {
+		return c.owner.placed
+	}
+	return c.placed
+}
+
+// takePlaced appends the message at p, the place after the tail, without
+// copying it, when the first of values is the list of it alone and
+// add_messages only appends it; it returns the values left to apply.
+// Otherwise it clips the tail, so that the appends of values go to a new
+// array and the place keeps its message, which the task's write may
+// hold. The channel forgets p either way (a fork leaves it to its
+// channel).
+func (c *messagesChan) takePlaced(values []any, p *Message) []any {
+	if c.owner == nil {
+		c.placed = nil
+	}
+	n := len(c.tail)
+	if n == cap(c.tail) {
+		return values
+	}
+	if msgs, ok := values[0].([]Message); ok && len(msgs) == 1 && &msgs[0] == p && &c.tail[:n+1][n] == p &&
+		p.ID != "" && c.appendsOnly(msgs) {
+		c.mint.see(msgs)
+		c.commitTail(c.tail[:n+1])
+		return values[1:]
+	}
+	c.tail = c.tail[:n:n]
+	return values
 }
 
 // maxChunk is the longest tail that nextChunk seals: a longer one grows

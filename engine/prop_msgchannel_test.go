@@ -115,6 +115,10 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 			want []string
 		}
 		var views []held
+		// placed are the lists of messages tasks put in place, as a
+		// saver keeps their writes
+		var placed []held
+		var placedLists [][]Message
 		serial := 0
 		pool := rapid.IntRange(1, 200).Draw(t, "id pool")
 		batch := func() []Message {
@@ -272,7 +276,7 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 		var scratch messagesChan
 		steps := rapid.IntRange(1, 40).Draw(t, "steps")
 		for range steps {
-			switch rapid.IntRange(0, 8).Draw(t, "op") {
+			switch rapid.IntRange(0, 9).Draw(t, "op") {
 			case 0, 1:
 				model = apply(c, model, batch(), "update")
 			case 2, 3:
@@ -322,6 +326,78 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 					apply(f, model, right, "retry")
 					hold(f)
 					model = apply(c, model, right, "after retry")
+				}
+			case 9:
+				// the superstep's single task puts its one message where
+				// the channel appends next (reserveMessage), and a saver
+				// keeps the list of it (PutWrites): it must never change.
+				// An attempt may fail first, its message in the same
+				// place; the superstep applies the write with the
+				// task's other writes of the key, before or after it,
+				// which a fresh read in place may apply first.
+				one := func() (Message, bool) {
+					b := batch()
+					if len(b) == 0 {
+						return Message{}, false
+					}
+					return b[0], true
+				}
+				if m, ok := one(); ok && rapid.Bool().Draw(t, "a failed attempt first") {
+					if p := c.place(m); p != nil && rapid.Bool().Draw(t, "its fresh read") {
+						var failed messagesChan
+						f := c.forkInto(&failed, true)
+						f.update([]any{p})
+						f.list.Slice()
+					}
+				}
+				m, ok := one()
+				if !ok {
+					break
+				}
+				place := c.place(m)
+				if place == nil {
+					break
+				}
+				placed = append(placed, held{want: renderMsgs(place)})
+				placedLists = append(placedLists, place)
+				var values []any
+				if rapid.Bool().Draw(t, "a write before") {
+					values = append(values, batch())
+				}
+				values = append(values, place)
+				if rapid.Bool().Draw(t, "a write after") {
+					values = append(values, batch())
+				}
+				want, werr := model, error(nil)
+				for _, v := range values {
+					if want, werr = msgsModel(want, v.([]Message)); werr != nil {
+						break
+					}
+				}
+				if werr != nil {
+					// the superstep fails, and with it the run: the next
+					// one starts from the checkpoint
+					c.noteSize()
+					c = restore(checkpoint())
+					break
+				}
+				if rapid.Bool().Draw(t, "a fresh read in place") {
+					f := c.forkInto(&scratch, true)
+					if _, err := f.update(values); err != nil {
+						t.Fatalf("fresh read: %v", err)
+					}
+					check(f, want, "fresh read of a placed write")
+					hold(f)
+				}
+				if _, err := c.update(values); err != nil {
+					t.Fatalf("placed write: %v", err)
+				}
+				check(c, want, "placed write")
+				model = want
+			}
+			for i, p := range placedLists {
+				if got := renderMsgs(p); !slices.Equal(got, placed[i].want) {
+					t.Fatalf("placed write %d changed:\n got %v\nwant %v", i, got, placed[i].want)
 				}
 			}
 			for i, h := range views {

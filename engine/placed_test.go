@@ -1,0 +1,141 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+)
+
+// keepSaver keeps what a run puts, as Memory does: checkpoints and the
+// writes' values as they are. It loads nothing (every run starts a new
+// thread).
+type keepSaver struct {
+	mu     sync.Mutex
+	cps    []*Checkpoint
+	writes []PendingWrite
+}
+
+func (s *keepSaver) GetTuple(context.Context, CheckpointConfig) (*CheckpointTuple, error) {
+	return nil, nil
+}
+
+func (s *keepSaver) List(context.Context, CheckpointConfig, ListOptions) ([]*CheckpointTuple, error) {
+	return nil, nil
+}
+
+func (s *keepSaver) Put(_ context.Context, cfg CheckpointConfig, cp *Checkpoint, _ CheckpointMetadata) (CheckpointConfig, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cp.ID == "" {
+		cp.ID = fmt.Sprintf("cp%03d", len(s.cps))
+	}
+	s.cps = append(s.cps, cp)
+	cfg.CheckpointID = cp.ID
+	return cfg, nil
+}
+
+func (s *keepSaver) PutWrites(_ context.Context, _ CheckpointConfig, writes []PendingWrite, _ string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.writes = append(s.writes, writes...)
+	return nil
+}
+
+// TestPlacedMessagesShareTheThread: with a saver, the prebuilt agent's
+// model and tools nodes put the message they write where the messages
+// channel appends next (reserveMessage), and the write the saver keeps
+// holds the very message of the thread's list, not a copy beside it
+// (256 bytes a message in W3). On a graph's second run (the size hint
+// makes its thread one array with room for every message) every
+// one-message write shares; streaming updates, which show the list as
+// the node wrote it, shares none. Either way the writes read back as
+// the thread's messages. Mutants: reserveMessage returning nil, or
+// takePlaced always clipping (nothing shares); reserveMessage ignoring
+// streamed updates (the run's updates differ from those of a run without
+// the stream: TestStreamMatchesInvoke's kind of check is here too).
+func TestPlacedMessagesShareTheThread(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		updates bool
+		reason  string
+	}{
+		{"invoke", false, "the kept writes are the nodes' lists, in place in the thread"},
+		{"updates streamed", true, "the streamed list is as the node wrote it: the thread holds a copy"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const k = 6
+			model := ChatModelFunc(func(_ context.Context, req ModelRequest) (Message, error) {
+				done := 0
+				for _, m := range req.Messages.All() {
+					if m.Type == TypeTool {
+						done++
+					}
+				}
+				if done >= k {
+					return AIMessage("done"), nil
+				}
+				return AIMessage("", ToolCall{Name: "t", Args: NewObject("i", done), ID: fmt.Sprintf("c%d", done)}), nil
+			})
+			tool := NewTool(ToolDef{Name: "t", Description: "echo", Parameters: NewObject("type", "object")},
+				func(context.Context, ToolInvocation) (any, error) { return "ok", nil })
+			saver := &keepSaver{}
+			agent, err := CreateReactAgent(ReactAgentConfig{Model: model, Tools: []Tool{tool}, Checkpointer: saver})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var thread MessageList
+			for run := range 2 {
+				saver.cps, saver.writes = nil, nil
+				cfg := Config{ThreadID: fmt.Sprint("t", run)}
+				input := State{"messages": []any{"go"}}
+				if tc.updates {
+					for _, err := range agent.Stream(context.Background(), input, cfg, StreamUpdates) {
+						if err != nil {
+							t.Fatal(err)
+						}
+					}
+				} else if _, err := agent.Invoke(context.Background(), input, cfg); err != nil {
+					t.Fatal(err)
+				}
+				thread = saver.cps[len(saver.cps)-1].ChannelValues["messages"].(MessageList)
+			}
+			if got, want := thread.Len(), 2+2*k; got != want {
+				t.Fatalf("thread of %d messages, want %d", got, want)
+			}
+			// where each message of the thread lies
+			places := map[string]*Message{}
+			for n := thread.n; n != nil; n = n.prev {
+				for i := range n.items {
+					places[n.items[i].ID] = &n.items[i]
+				}
+			}
+			shared, written := 0, 0
+			for _, w := range saver.writes {
+				msgs, ok := w.Value.([]Message)
+				if w.Channel != "messages" || !ok || len(msgs) != 1 || msgs[0].Type == TypeHuman {
+					// the input's write: no node wrote it
+					continue
+				}
+				written++
+				p := places[msgs[0].ID]
+				if p == nil {
+					t.Fatalf("kept write %s is not in the thread", msgs[0].ID)
+				}
+				if got, want := renderMsgs(msgs), renderMsgs([]Message{*p}); got[0] != want[0] {
+					t.Fatalf("kept write reads %v, the thread %v", got, want)
+				}
+				if p == &msgs[0] {
+					shared++
+				}
+			}
+			want := written
+			if tc.updates {
+				want = 0
+			}
+			if written != 2*k+1 || shared != want {
+				t.Fatalf("%d of %d one-message writes share the thread's message, want %d of %d (%s)", shared, written, want, 2*k+1, tc.reason)
+			}
+		})
+	}
+}
