@@ -323,6 +323,13 @@ func newListNode(prev *listNode, items []Message) *listNode {
 	return n
 }
 
+// bare reports whether none of n's caches is set: n is then what
+// newListNode(n.prev, n.items) makes, and may stand for it.
+func (n *listNode) bare() bool {
+	return n.front == nil && n.flags.Load() == 0 && !n.dupIDs.Load() && n.ids.Load() == nil && n.flat.Load() == nil &&
+		n.ext.Load() == nil && n.seed.Load() == nil && n.hist.Load() == nil
+}
+
 const (
 	flagsKnown = 1 << iota
 	// flagMissingID: a message of the chain has no ID (a list made by

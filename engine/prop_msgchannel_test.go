@@ -656,3 +656,63 @@ func TestSizeHintSizesTheFirstArray(t *testing.T) {
 		t.Fatalf("a run of 3000 messages noted %d, want maxChunk (%d)", got, maxChunk)
 	}
 }
+
+// TestForkNodeStandsForTheChannels: a fresh read in place (the prebuilt
+// agent's router) makes a list node over the places the superstep then
+// appends the same writes to, and the channel takes that node instead of
+// making its own (forked). A node of a failed attempt whose caches were
+// filled from its own message (an ID index) does not stand for the
+// retry's. Mutants: commitTail never taking the fork's node (a node
+// more); taking it without bare (the list finds the failed attempt's ID,
+// not the retry's).
+func TestForkNodeStandsForTheChannels(t *testing.T) {
+	msg := func(id string) Message {
+		m := HumanMessage(id)
+		m.ID = id
+		return m
+	}
+	// one array for the thread (the size hint), so the failed
+	// attempt's node is long enough to index its IDs
+	hint := new(sizeHint)
+	hint.n.Store(4 * scanMax)
+	c := newMessagesChan("messages")
+	c.hint = hint
+	for i := range 2 * scanMax {
+		if _, err := c.update([]any{[]Message{msg(fmt.Sprint("m", i))}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var scratch messagesChan
+	right := []Message{msg("a")}
+	f := c.forkInto(&scratch, true)
+	if _, err := f.update([]any{right}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.update([]any{right}); err != nil {
+		t.Fatal(err)
+	}
+	if c.list.n != f.list.n {
+		t.Fatalf("the channel made a node of its own over the places its fork in place made one over")
+	}
+
+	// a failed attempt appends "lost" in place, and its node indexes
+	// its IDs; the retry puts "won" in the same place
+	var failed messagesChan
+	f = c.forkInto(&failed, true)
+	if _, err := f.update([]any{[]Message{msg("lost")}}); err != nil {
+		t.Fatal(err)
+	}
+	if f.list.Index("lost") < 0 {
+		t.Fatal("the failed attempt's fork does not find its own message")
+	}
+	place := c.place(msg("won"))
+	if _, err := c.update([]any{place}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.list.Index("won"), 2*scanMax+1; got != want {
+		t.Fatalf("Index(won) = %d, want %d", got, want)
+	}
+	if got := c.list.Index("lost"); got != -1 {
+		t.Fatalf("Index(lost) = %d, want -1: the list took the failed attempt's node and its index", got)
+	}
+}
