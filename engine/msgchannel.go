@@ -94,19 +94,39 @@ type messagesChan struct {
 }
 
 // sizeHint is a compiled graph's note, one per messages key, of the
-// length the list of its last run grew to from empty, in the arrays the
-// channel grew itself: the next run's first array takes that many
-// places, so a thread that a run builds to about the same length as the
-// last one (the prebuilt agent's loop) is one array, not a short first
-// tail followed by chunks twice its size. The prebuilt agent's 22
-// messages took 35 places in three arrays (7.5 kB, 2.8 kB of it never
-// written); with the hint they take 22 in one. It changes only the
-// arrays' capacities, never what a list holds, so runs that share a
-// graph may race on it (atomically) without changing their output. A run
-// whose list was set whole (a MessageList as input, a node's list taken
-// as a node: see listRoom), or replaced (a removal, a replacement),
-// notes nothing: what its arrays held says nothing of the next run's.
-type sizeHint struct{ n atomic.Int32 }
+// lengths the lists of its last two runs grew to from empty, in the
+// arrays the channel grew itself: the next run's first array takes the
+// smaller of the two, so a thread that a run builds to about the same
+// length as the runs before (the prebuilt agent's loop) is one array,
+// not a short first tail followed by chunks twice its size. The prebuilt
+// agent's 22 messages took 35 places in three arrays (7.5 kB, 2.8 kB of
+// it never written); with the hint they take 22 in one. The smaller of
+// two, so that one long run does not make the next short ones allocate
+// (and a saver keep) its length each: runs that alternate long and short
+// ones grow in chunks from the short length, as without a hint. It
+// changes only the arrays' capacities, never what a list holds, so runs
+// that share a graph may race on it (atomically) without changing their
+// output. A run whose list was set whole (a MessageList as input, a
+// node's list taken as a node: see listRoom), or replaced (a removal, a
+// replacement), notes nothing: what its arrays held says nothing of the
+// next run's.
+type sizeHint struct {
+	// n holds the last run's length in its low 32 bits, the one before
+	// in its high 32
+	n atomic.Uint64
+}
+
+// get returns the number of places for a run's first array.
+func (h *sizeHint) get() int {
+	n := h.n.Load()
+	return int(min(n>>32, n&(1<<32-1)))
+}
+
+// note records the length a run built its list to (at most maxChunk).
+// Runs that end at once may lose one's note: the hint is only a guess.
+func (h *sizeHint) note(n int) {
+	h.n.Store(h.n.Load()<<32 | uint64(min(n, maxChunk)))
+}
 
 // listRoom is a list a node made for its output alone, a ToolNode's
 // answers in a graph: nobody writes its array once the node returned it
@@ -661,7 +681,7 @@ func (c *messagesChan) grow(tail []Message, n int) []Message {
 	if len(tail) == 0 && c.base.n == nil && c.hint != nil {
 		// the first array of a list the run builds from empty
 		c.own = true
-		if h := int(c.hint.n.Load()); h > n {
+		if h := c.hint.get(); h > n {
 			return make([]Message, 0, h)
 		}
 	}
@@ -701,11 +721,10 @@ func (r *run) noteSizes() {
 }
 
 // noteSize notes the channel's length in its hint when the run built its
-// list from empty in arrays of its own, up to maxChunk (a longer list
-// goes on in chunks of that size).
+// list from empty in arrays of its own.
 func (c *messagesChan) noteSize() {
 	if c.hint != nil && c.own {
-		c.hint.n.Store(int32(min(c.len(), maxChunk)))
+		c.hint.note(c.len())
 	}
 }
 

@@ -46,7 +46,7 @@ func (s *keepSaver) PutWrites(_ context.Context, _ CheckpointConfig, writes []Pe
 // model and tools nodes put the message they write where the messages
 // channel appends next (reserveMessage), and the write the saver keeps
 // holds the very message of the thread's list, not a copy beside it
-// (256 bytes a message in W3). On a graph's second run (the size hint
+// (256 bytes a message in W3). On a graph's third run (the size hint
 // makes its thread one array with room for every message) every
 // one-message write shares; streaming updates, which show the list as
 // the node wrote it, shares none. Either way the writes read back as
@@ -85,7 +85,7 @@ func TestPlacedMessagesShareTheThread(t *testing.T) {
 				t.Fatal(err)
 			}
 			var thread MessageList
-			for run := range 2 {
+			for run := range 3 {
 				saver.cps, saver.writes = nil, nil
 				cfg := Config{ThreadID: fmt.Sprint("t", run)}
 				input := State{"messages": []any{"go"}}

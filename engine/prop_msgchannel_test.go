@@ -89,7 +89,8 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 		// the graph's note of its last run's length (sizeHint), which
 		// sizes the first array of a channel that starts empty
 		hint := new(sizeHint)
-		hint.n.Store(int32(rapid.IntRange(0, 300).Draw(t, "size hint")))
+		hint.note(rapid.IntRange(0, 300).Draw(t, "size hint"))
+		hint.note(rapid.IntRange(0, 300).Draw(t, "next size hint"))
 		c.hint = hint
 		mintRun := &run{idKey: [2]uint64{rapid.Uint64().Draw(t, "key0"), rapid.Uint64().Draw(t, "key1")}}
 		// arm gives a channel the run's mintState; max is at least that
@@ -589,13 +590,16 @@ func TestSlicesShareOneArray(t *testing.T) {
 }
 
 // TestSizeHintSizesTheFirstArray: a graph's runs note how long they built
-// their thread from empty (sizeHint), and the next run's first array
-// takes that many places, so the prebuilt agent's 22 messages are one
-// array (one node), not a short tail followed by chunks twice its size.
-// A run whose list was set whole or taken from a node notes nothing.
-// Mutants this catches: noteSize not storing (or grow not reading) the
-// hint (the second run's list is three nodes); setList not clearing own
-// (a list adopted from the input notes its length); no cap at maxChunk.
+// their thread from empty (sizeHint), and a run's first array takes the
+// smaller of the last two lengths, so the prebuilt agent's 22 messages
+// are one array (one node), not a short tail followed by chunks twice
+// its size, while one long run does not make the next short ones
+// allocate its length. A run whose list was set whole or taken from a
+// node notes nothing. Mutants this catches: noteSize not noting (or grow
+// not reading) the hint (the third run's list is three nodes); the hint
+// taken from the last run alone (a run after a long one takes 1024
+// places); setList not clearing own (a list a RemoveAll set notes its
+// length); no cap at maxChunk.
 func TestSizeHintSizesTheFirstArray(t *testing.T) {
 	hint := new(sizeHint)
 	mk := func() *messagesChan {
@@ -603,8 +607,9 @@ func TestSizeHintSizesTheFirstArray(t *testing.T) {
 		c.hint = hint
 		return c
 	}
-	thread := func(c *messagesChan, n int) {
+	thread := func(n int) *messagesChan {
 		t.Helper()
+		c := mk()
 		for i := range n {
 			m := HumanMessage(fmt.Sprint(i))
 			m.ID = fmt.Sprintf("m%d", i)
@@ -614,19 +619,16 @@ func TestSizeHintSizesTheFirstArray(t *testing.T) {
 			c.resetPrefix() // a checkpoint takes the list
 		}
 		(&run{chans: []channel{c}}).noteSizes()
+		return c
 	}
-	first := mk()
-	thread(first, 22)
-	if d := MessageListDepth(first.list); d != 3 {
-		t.Fatalf("the first run's 22 messages are in %d nodes, want 3 (a tail, then chunks)", d)
-	}
-	second := mk()
-	thread(second, 22)
-	if d := MessageListDepth(second.list); d != 1 {
-		t.Fatalf("the second run's 22 messages are in %d nodes, want 1 (one array of the hint's size)", d)
-	}
-	if got := cap(second.tail); got != 22 {
-		t.Fatalf("the second run's array has %d places, want 22", got)
+	for run, want := range []int{3, 3, 1} {
+		c := thread(22)
+		if d := MessageListDepth(c.list); d != want {
+			t.Fatalf("run %d: 22 messages in %d nodes, want %d", run, d, want)
+		}
+		if want == 1 && cap(c.tail) != 22 {
+			t.Fatalf("run %d: the array has %d places, want 22", run, cap(c.tail))
+		}
 	}
 
 	// a list set whole says nothing of the next run's: one the run was
@@ -635,9 +637,16 @@ func TestSizeHintSizesTheFirstArray(t *testing.T) {
 	if _, err := adopted.update([]any{NewMessageList(Message{Type: TypeHuman, ID: "a", Content: Text("x")})}); err != nil {
 		t.Fatal(err)
 	}
-	thread(adopted, 5)
+	for i := range 5 {
+		if _, err := adopted.update([]any{[]Message{{Type: TypeHuman, ID: fmt.Sprint("b", i), Content: Text("x")}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	(&run{chans: []channel{adopted}}).noteSizes()
 	removed := mk()
-	thread(removed, 3)
+	if _, err := removed.update([]any{[]Message{{Type: TypeHuman, ID: "a", Content: Text("x")}}}); err != nil {
+		t.Fatal(err)
+	}
 	rest := []Message{RemoveMessage(RemoveAllMessages)}
 	for i := range 300 {
 		rest = append(rest, Message{Type: TypeHuman, ID: fmt.Sprintf("r%d", i), Content: Text("x")})
@@ -646,14 +655,20 @@ func TestSizeHintSizesTheFirstArray(t *testing.T) {
 		t.Fatal(err)
 	}
 	(&run{chans: []channel{removed}}).noteSizes()
-	if got := hint.n.Load(); got != 3 {
-		t.Fatalf("a run whose list was set whole noted %d, want the hint kept at 3", got)
+	if got := hint.get(); got != 22 {
+		t.Fatalf("after runs whose lists were set whole the hint is %d, want 22", got)
 	}
 
-	long := mk()
-	thread(long, 3000)
-	if got := hint.n.Load(); got != maxChunk {
-		t.Fatalf("a run of 3000 messages noted %d, want maxChunk (%d)", got, maxChunk)
+	// one long run does not size the next one's array; two do, up to
+	// maxChunk
+	thread(3000)
+	if c := thread(2); cap(c.tail) > 22 {
+		t.Fatalf("a run of 2 after one of 3000 took %d places, want at most 22", cap(c.tail))
+	}
+	thread(3000)
+	thread(3000)
+	if got := hint.get(); got != maxChunk {
+		t.Fatalf("after runs of 3000 the hint is %d, want maxChunk (%d)", got, maxChunk)
 	}
 }
 
@@ -674,7 +689,8 @@ func TestForkNodeStandsForTheChannels(t *testing.T) {
 	// one array for the thread (the size hint), so the failed
 	// attempt's node is long enough to index its IDs
 	hint := new(sizeHint)
-	hint.n.Store(4 * scanMax)
+	hint.note(4 * scanMax)
+	hint.note(4 * scanMax)
 	c := newMessagesChan("messages")
 	c.hint = hint
 	for i := range 2 * scanMax {
