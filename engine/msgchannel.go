@@ -66,6 +66,9 @@ type messagesChan struct {
 	// chunk says the tail is a chunk that followed a full one (see
 	// nextChunk): it is not merged with base's last node, that chunk
 	chunk bool
+	// own says the run built the list from empty so far: it is all in
+	// arrays the channel grew itself, the first one sized by hint
+	own bool
 	// owner, in a fork in place (see forkInto), is the channel whose
 	// tail the fork appends to; spare, in that channel, is the chunk its
 	// fork started when that tail was full, which the channel's own add
@@ -73,12 +76,9 @@ type messagesChan struct {
 	owner *messagesChan
 	spare []Message
 	// hint, on a channel the graph made for a run (not one restored from
-	// a checkpoint), is how long the graph's last run built its list
-	// from empty (see sizeHint); own says this run does too so far: the
-	// list is all in arrays the channel grew itself, the first one sized
-	// by the hint
+	// a checkpoint), is how long the graph's last runs built their lists
+	// from empty (see sizeHint)
 	hint *sizeHint
-	own  bool
 	// placed is the place after the tail where the superstep's single
 	// task put the message it writes (see reserveMessage), until the
 	// channel's next update
