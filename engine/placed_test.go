@@ -56,12 +56,20 @@ func (s *keepSaver) PutWrites(_ context.Context, _ CheckpointConfig, writes []Pe
 // the stream: TestStreamMatchesInvoke's kind of check is here too).
 func TestPlacedMessagesShareTheThread(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		updates bool
-		reason  string
+		name  string
+		modes []StreamMode
+		// calls is the number of tool calls per turn
+		calls int
+		// shared is how many of the k+1 answers and k*calls tool
+		// messages (one write each) share their message with the thread
+		shared int
+		reason string
 	}{
-		{"invoke", false, "the kept writes are the nodes' lists, in place in the thread"},
-		{"updates streamed", true, "the streamed list is as the node wrote it: the thread holds a copy"},
+		{"invoke", nil, 1, 13, "the kept writes are the nodes' lists, in place in the thread"},
+		{"updates streamed", []StreamMode{StreamUpdates}, 1, 0, "the streamed list is as the node wrote it: the thread holds a copy"},
+		{"messages streamed", []StreamMode{StreamMessages, StreamValues}, 1, 13, "tasks run on their own goroutines (-race), the streamed messages are copies"},
+		{"debug streamed", []StreamMode{StreamDebug}, 1, 13, "task results show the kept lists, which nothing writes again"},
+		{"two calls a turn", nil, 2, 7, "two tool tasks run at once: only the model's answers are put in place"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const k = 6
@@ -72,10 +80,14 @@ func TestPlacedMessagesShareTheThread(t *testing.T) {
 						done++
 					}
 				}
-				if done >= k {
+				if done >= k*tc.calls {
 					return AIMessage("done"), nil
 				}
-				return AIMessage("", ToolCall{Name: "t", Args: NewObject("i", done), ID: fmt.Sprintf("c%d", done)}), nil
+				var calls []ToolCall
+				for i := range tc.calls {
+					calls = append(calls, ToolCall{Name: "t", Args: NewObject("i", done+i), ID: fmt.Sprintf("c%d", done+i)})
+				}
+				return AIMessage("", calls...), nil
 			})
 			tool := NewTool(ToolDef{Name: "t", Description: "echo", Parameters: NewObject("type", "object")},
 				func(context.Context, ToolInvocation) (any, error) { return "ok", nil })
@@ -89,8 +101,8 @@ func TestPlacedMessagesShareTheThread(t *testing.T) {
 				saver.cps, saver.writes = nil, nil
 				cfg := Config{ThreadID: fmt.Sprint("t", run)}
 				input := State{"messages": []any{"go"}}
-				if tc.updates {
-					for _, err := range agent.Stream(context.Background(), input, cfg, StreamUpdates) {
+				if tc.modes != nil {
+					for _, err := range agent.Stream(context.Background(), input, cfg, tc.modes...) {
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -100,7 +112,7 @@ func TestPlacedMessagesShareTheThread(t *testing.T) {
 				}
 				thread = saver.cps[len(saver.cps)-1].ChannelValues["messages"].(MessageList)
 			}
-			if got, want := thread.Len(), 2+2*k; got != want {
+			if got, want := thread.Len(), 2+k+k*tc.calls; got != want {
 				t.Fatalf("thread of %d messages, want %d", got, want)
 			}
 			// where each message of the thread lies
@@ -129,12 +141,8 @@ func TestPlacedMessagesShareTheThread(t *testing.T) {
 					shared++
 				}
 			}
-			want := written
-			if tc.updates {
-				want = 0
-			}
-			if written != 2*k+1 || shared != want {
-				t.Fatalf("%d of %d one-message writes share the thread's message, want %d of %d (%s)", shared, written, want, 2*k+1, tc.reason)
+			if written != k+1+k*tc.calls || shared != tc.shared {
+				t.Fatalf("%d of %d one-message writes share the thread's message, want %d of %d (%s)", shared, written, tc.shared, k+1+k*tc.calls, tc.reason)
 			}
 		})
 	}
