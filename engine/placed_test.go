@@ -48,12 +48,15 @@ func (s *keepSaver) PutWrites(_ context.Context, _ CheckpointConfig, writes []Pe
 // holds the very message of the thread's list, not a copy beside it
 // (256 bytes a message in W3). On a graph's third run (the size hint
 // makes its thread one array with room for every message) every
-// one-message write shares; streaming updates, which show the list as
-// the node wrote it, shares none. Either way the writes read back as
-// the thread's messages. Mutants: reserveMessage returning nil, or
-// takePlaced always clipping (nothing shares); reserveMessage ignoring
-// streamed updates (the run's updates differ from those of a run without
-// the stream: TestStreamMatchesInvoke's kind of check is here too).
+// one-message write of a lone task shares, in every stream mode but
+// updates, which shows the list as the node wrote it (none shares);
+// tool tasks that run at once put nothing in place. Either way the
+// writes read back as the thread's messages. Mutants: reserveMessage
+// returning nil, or takePlaced always clipping (nothing shares);
+// reserveMessage without its single-task condition (two tool tasks put
+// their answers in one place: a tool message is lost, and -race reports
+// the writes). The channel property checks that nothing changes a kept
+// write (its case 9).
 func TestPlacedMessagesShareTheThread(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
