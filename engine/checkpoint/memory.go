@@ -66,22 +66,114 @@ type thread struct {
 	idFirst uint64
 }
 
-// saved is one stored checkpoint: its ID, the checkpoint a caller put (cp)
-// or the snapshot a run put (snap), its metadata and parent, and its
-// pending writes by task in the order each task first wrote.
+// saved is one stored checkpoint: its ID, the snapshot a run put (snap)
+// or the checkpoint a caller put (more.cp), its metadata and parent, and
+// its pending writes by task in the order each task first wrote. A thread
+// keeps one per superstep of each run, so what only a few need is behind
+// more: 160 bytes (it was 232).
 type saved struct {
 	id     string
-	cp     *engine.Checkpoint
 	snap   *engine.CheckpointSnapshot
-	meta   engine.CheckpointMetadata
 	parent string
+	// step and parents are the metadata's Step and Parents, src its
+	// Source (a sourceCode, or more.source)
+	step    int
+	parents map[string]string
 	// children counts the checkpoints put under this one
 	children int
-	writes   []taskWrites
-	// most checkpoints get the writes of one task, and most tasks write
-	// one or two channels: they are kept here, in the record
-	writesBuf [1]taskWrites
-	inline    [2]slotWrite
+	src      uint8
+	// inline is 1 + the number of writes in w when the checkpoint's
+	// writes are those of one call of PutWrites, by task, of at most two
+	// writes in slots of their own: most checkpoints get the writes of
+	// one task, and most tasks write one or two channels. 0 when the
+	// writes are more.writes (or none).
+	inline uint8
+	more   *savedMore
+	task   string
+	w      [2]inlineWrite
+}
+
+// savedMore is the part of a stored checkpoint few have.
+type savedMore struct {
+	// cp is the checkpoint a caller put (Put), when snap is nil
+	cp *engine.Checkpoint
+	// source is the metadata's Source when it has no sourceCode
+	source string
+	// writes are the checkpoint's writes by task, unless they are
+	// inline
+	writes []taskWrites
+}
+
+// inlineWrite is the write of index i in saved.w: its slot is
+// engine.WriteSlot(channel, i).
+type inlineWrite struct {
+	channel string
+	value   any
+}
+
+// The codes of the metadata sources a run puts, in saved.src.
+const (
+	srcEmpty = iota
+	srcInput
+	srcLoop
+	srcUpdate
+	srcFork
+	srcOther // more.source
+)
+
+var sourceNames = [...]string{srcEmpty: "", srcInput: "input", srcLoop: "loop", srcUpdate: "update", srcFork: "fork"}
+
+// newSavedRecord returns the record of a checkpoint: a caller's (cp) or
+// a run's snapshot, with its metadata and parent.
+func newSavedRecord(id string, cp *engine.Checkpoint, snap *engine.CheckpointSnapshot, meta engine.CheckpointMetadata, parent string) saved {
+	rec := saved{id: id}
+	rec.setCheckpoint(cp, snap, meta, parent)
+	return rec
+}
+
+// setCheckpoint makes s the record of checkpoint cp or snap with meta
+// and parent, keeping its ID, children and writes.
+func (s *saved) setCheckpoint(cp *engine.Checkpoint, snap *engine.CheckpointSnapshot, meta engine.CheckpointMetadata, parent string) {
+	s.snap, s.parent, s.step, s.parents = snap, parent, meta.Step, meta.Parents
+	s.src = srcOther
+	for code, name := range sourceNames {
+		if meta.Source == name {
+			s.src = uint8(code)
+		}
+	}
+	if s.more != nil {
+		s.more.cp, s.more.source = nil, ""
+	}
+	if cp != nil || s.src == srcOther {
+		if s.more == nil {
+			s.more = &savedMore{}
+		}
+		s.more.cp = cp
+		if s.src == srcOther {
+			s.more.source = meta.Source
+		}
+	}
+}
+
+// cp returns the checkpoint a caller put, nil for a snapshot.
+func (s *saved) cp() *engine.Checkpoint {
+	if s.more == nil {
+		return nil
+	}
+	return s.more.cp
+}
+
+// source returns the metadata's Source.
+func (s *saved) source() string {
+	if s.src == srcOther {
+		return s.more.source
+	}
+	return sourceNames[s.src]
+}
+
+// meta returns the metadata, its Parents map shared.
+func (s *saved) meta() engine.CheckpointMetadata {
+	return engine.CheckpointMetadata{Source: s.source(), Step: s.step, Parents: s.parents}
 }
 
 type taskWrites struct {
@@ -120,7 +212,7 @@ func (m *Memory) Put(_ context.Context, cfg engine.CheckpointConfig, cp *engine.
 	// maps as they are, in a struct of its own so the ID it gives is not
 	// written into cp
 	own := *cp
-	return m.put(cfg, saved{id: cp.ID, cp: &own, meta: meta, parent: cfg.CheckpointID})
+	return m.put(cfg, newSavedRecord(cp.ID, &own, nil, meta, cfg.CheckpointID))
 }
 
 // PutSnapshot stores a run's checkpoint as the snapshot it is
@@ -133,7 +225,7 @@ func (m *Memory) PutSnapshot(_ context.Context, cfg engine.CheckpointConfig, sna
 	if snap == nil {
 		return engine.CheckpointConfig{}, fmt.Errorf("put checkpoint in thread %q: checkpoint is nil", cfg.ThreadID)
 	}
-	return m.put(cfg, saved{snap: snap, meta: meta, parent: cfg.CheckpointID})
+	return m.put(cfg, newSavedRecord("", nil, snap, meta, cfg.CheckpointID))
 }
 
 // put stores rec in cfg's thread under the ID rec.id, or the thread's
@@ -159,8 +251,8 @@ func (m *Memory) put(cfg engine.CheckpointConfig, rec saved) (engine.CheckpointC
 	if id == "" {
 		id = t.nextID(key, t.puts)
 		rec.id = id
-		if rec.cp != nil {
-			rec.cp.ID = id
+		if cp := rec.cp(); cp != nil {
+			cp.ID = id
 		}
 	}
 	var s *saved
@@ -171,7 +263,7 @@ func (m *Memory) put(cfg engine.CheckpointConfig, rec saved) (engine.CheckpointC
 		// belong to the checkpoint's ID, not to one put of it
 		s = t.saves[i]
 		*t.childrenOf(s.parent)--
-		s.cp, s.snap, s.meta, s.parent = rec.cp, rec.snap, rec.meta, rec.parent
+		s.setCheckpoint(rec.cp(), rec.snap, rec.meta(), rec.parent)
 	} else {
 		s = t.newSaved()
 		*s = rec
@@ -321,11 +413,12 @@ func checkpointID(key threadKey, n uint64) string {
 // thread made once per thread: a superstep used to hash it and format the
 // whole ID with fmt.
 func (t *thread) checkpointID(key threadKey, n uint64) string {
-	return string(t.appendCheckpointID(make([]byte, 0, 36), key, n))
+	id := t.idText(key, n)
+	return string(id[:])
 }
 
-// appendCheckpointID appends t.checkpointID(key, n) to buf.
-func (t *thread) appendCheckpointID(buf []byte, key threadKey, n uint64) []byte {
+// idText is the text of t.checkpointID(key, n).
+func (t *thread) idText(key threadKey, n uint64) [36]byte {
 	if !t.hasTail {
 		t.idTail, t.hasTail = idTail(key), true
 	}
@@ -342,7 +435,7 @@ func (t *thread) appendCheckpointID(buf []byte, key threadKey, n uint64) []byte 
 	}
 	id[8] = '-'
 	copy(id[13:], t.idTail[:])
-	return append(buf, id[:]...)
+	return id
 }
 
 // idTail is "-6aaa-bbbb-cccccccccccc" of checkpointID(key, 0), without
@@ -382,11 +475,14 @@ func (t *thread) nextID(key threadKey, n uint64) string {
 	if n == 1 {
 		k = max(k, uint64(t.first))
 	}
-	buf := make([]byte, 0, k*36)
+	// written where the string is: a []byte made into one was copied
+	var block strings.Builder
+	block.Grow(int(k) * 36)
 	for i := range k {
-		buf = t.appendCheckpointID(buf, key, n+i)
+		id := t.idText(key, n+i)
+		block.Write(id[:])
 	}
-	t.idBlock, t.idFirst = string(buf), n
+	t.idBlock, t.idFirst = block.String(), n
 	return t.idBlock[:36]
 }
 
@@ -442,7 +538,7 @@ func (m *Memory) List(_ context.Context, cfg engine.CheckpointConfig, opts engin
 		if opts.Before != "" && s.id >= opts.Before {
 			continue
 		}
-		if opts.Source != "" && s.meta.Source != opts.Source {
+		if opts.Source != "" && s.source() != opts.Source {
 			continue
 		}
 		out = append(out, t.tuple(key, s))
@@ -474,22 +570,28 @@ func (m *Memory) PutWrites(_ context.Context, cfg engine.CheckpointConfig, write
 	if s == nil {
 		return fmt.Errorf("put writes of task %q in thread %q: no checkpoint %q", taskID, cfg.ThreadID, cfg.CheckpointID)
 	}
+	if s.inline == 0 && (s.more == nil || s.more.writes == nil) && len(writes) <= 2 &&
+		(len(writes) < 2 || engine.WriteSlot(writes[0].Channel, 0) != engine.WriteSlot(writes[1].Channel, 1)) {
+		// the checkpoint's first writes, in slots of their own
+		s.task, s.inline = taskID, uint8(1+len(writes))
+		for i, w := range writes {
+			s.w[i] = inlineWrite{w.Channel, w.Value}
+		}
+		return nil
+	}
+	all := s.spill()
 	pos := -1
-	for i := range s.writes {
-		if s.writes[i].task == taskID {
+	for i := range all {
+		if all[i].task == taskID {
 			pos = i
 		}
 	}
 	if pos < 0 {
-		tw := taskWrites{task: taskID}
-		if s.writes == nil {
-			s.writes = s.writesBuf[:0]
-			tw.writes = s.inline[:0]
-		}
-		s.writes = append(s.writes, tw)
-		pos = len(s.writes) - 1
+		all = append(all, taskWrites{task: taskID})
+		s.more.writes = all
+		pos = len(all) - 1
 	}
-	tw := &s.writes[pos]
+	tw := &all[pos]
 	for i, w := range writes {
 		slot := engine.WriteSlot(w.Channel, i)
 		found := -1
@@ -512,6 +614,24 @@ func (m *Memory) PutWrites(_ context.Context, cfg engine.CheckpointConfig, write
 		}
 	}
 	return nil
+}
+
+// spill moves the checkpoint's inline writes, if any, to more.writes and
+// returns those: the writes of a second call of PutWrites, or of one of
+// more than two writes.
+func (s *saved) spill() []taskWrites {
+	if s.more == nil {
+		s.more = &savedMore{}
+	}
+	if s.inline > 0 {
+		tw := taskWrites{task: s.task, writes: make([]slotWrite, 0, max(int(s.inline-1), 2))}
+		for i, w := range s.w[:s.inline-1] {
+			tw.writes = append(tw.writes, slotWrite{channel: w.channel, value: w.value, slot: engine.WriteSlot(w.channel, i)})
+		}
+		s.more.writes = append(s.more.writes, tw)
+		s.task, s.inline, s.w = "", 0, [2]inlineWrite{}
+	}
+	return s.more.writes
 }
 
 // Threads returns the IDs of the threads that have checkpoints (in any
@@ -556,17 +676,26 @@ func (t *thread) tuple(key threadKey, s *saved) *engine.CheckpointTuple {
 		cp = s.snap.Checkpoint()
 		cp.ID = s.id
 	} else {
-		cp = copyCheckpoint(s.cp)
+		cp = copyCheckpoint(s.cp())
 	}
 	tup := &engine.CheckpointTuple{
 		Config:     engine.CheckpointConfig{ThreadID: key.id, CheckpointNS: key.ns, CheckpointID: s.id},
 		Checkpoint: cp,
-		Metadata:   copyMetadata(s.meta),
+		Metadata:   copyMetadata(s.meta()),
 	}
 	if s.parent != "" {
 		tup.ParentConfig = &engine.CheckpointConfig{ThreadID: key.id, CheckpointNS: key.ns, CheckpointID: s.parent}
 	}
-	for _, tw := range s.writes {
+	if s.inline > 0 {
+		for _, w := range s.w[:s.inline-1] {
+			tup.PendingWrites = append(tup.PendingWrites, engine.PendingWrite{TaskID: s.task, Channel: w.channel, Value: w.value})
+		}
+		return tup
+	}
+	if s.more == nil {
+		return tup
+	}
+	for _, tw := range s.more.writes {
 		for _, w := range tw.writes {
 			tup.PendingWrites = append(tup.PendingWrites, engine.PendingWrite{TaskID: tw.task, Channel: w.channel, Value: w.value})
 		}
