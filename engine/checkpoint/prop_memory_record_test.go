@@ -2,8 +2,10 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"testing"
 
 	"github.com/agenteval/agenteval/engine"
@@ -12,17 +14,21 @@ import (
 )
 
 // TestPropMemoryRecordsKeepWhatWasPut: Memory keeps a checkpoint's
-// metadata source as a code when it is one a run puts, the source itself
-// otherwise, and the first writes of a checkpoint, of one task, in the
-// record when they are at most two in slots of their own, moving them
-// out when more come. Whatever checkpoints are put (new IDs, or an ID
-// again, which replaces the checkpoint, metadata and parent and keeps
-// the writes), with whatever sources, and whatever writes of whichever
-// tasks follow (none, one, two, three; ordinary and special channels,
-// the same slot twice in one call), GetTuple and List (filtered by
-// source) return what a plain model of the savers' rules holds: each
-// task's writes in the order it first wrote, an ordinary slot keeping its
-// first value and a special slot its last.
+// metadata source as a code when it is one a run puts (the source itself
+// otherwise), its step in 32 bits when it fits, its parent as the
+// parent's record when the thread holds it (the ID otherwise), and the
+// first writes of a checkpoint, of one task, in the record when they are
+// at most two in slots of their own, moving them out when more come.
+// Whatever checkpoints are put (new IDs, or an ID again, which replaces
+// the checkpoint, metadata and parent and keeps the writes; under a
+// parent held, one not held yet, or none; forks or not), with whatever
+// sources and steps, and whatever writes of whichever tasks follow (none,
+// one, two, three; ordinary and special channels, the same slot twice in
+// one call), GetTuple and List (filtered by source) return what a plain
+// model of the savers' rules holds: each task's writes in the order it
+// first wrote, an ordinary slot keeping its first value and a special
+// slot its last; and a put that is not a fork fails with a conflict
+// exactly when another checkpoint has its parent.
 func TestPropMemoryRecordsKeepWhatWasPut(t *testing.T) {
 	rapid.Check(t, propMemoryRecordsKeepWhatWasPut)
 }
@@ -42,6 +48,7 @@ type modelRecord struct {
 	meta   engine.CheckpointMetadata
 	parent string
 	step   int
+	id     string
 	tasks  []string
 	writes map[string][]modelWrite
 }
@@ -92,31 +99,55 @@ func propMemoryRecordsKeepWhatWasPut(t *rapid.T) {
 	channel := rapid.SampledFrom([]string{"messages", "branch:to:tools", "__error__", "__interrupt__", "__resume__", "__scheduled__"})
 	task := rapid.SampledFrom([]string{"a", "b", "c", ""})
 	value := 0
+	// IDs sort before those Memory gives (a digit or a letter a-f
+	// first): a thread may hold both
+	ghosts := rapid.SampledFrom([]string{"0-ghost", "0-spirit"})
 	for range rapid.IntRange(1, 30).Draw(t, "ops") {
 		switch op := rapid.IntRange(0, 3).Draw(t, "op"); {
 		case op == 0 || len(ids) == 0:
 			// a new checkpoint, or one of an ID again
 			parent := ""
-			if len(ids) > 0 && rapid.Bool().Draw(t, "has parent") {
-				parent = ids[rapid.IntRange(0, len(ids)-1).Draw(t, "parent")]
+			switch rapid.IntRange(0, 3).Draw(t, "parent kind") {
+			case 1, 2:
+				if len(ids) > 0 {
+					parent = ids[rapid.IntRange(0, len(ids)-1).Draw(t, "parent")]
+				}
+			case 3:
+				// a checkpoint the thread does not hold (yet)
+				parent = ghosts.Draw(t, "ghost parent")
 			}
-			step := rapid.IntRange(-1, 5).Draw(t, "step")
+			step := rapid.OneOf(rapid.IntRange(-1, 5), rapid.IntRange(math.MaxInt32-1, math.MaxInt32+1), rapid.IntRange(math.MinInt32-1, math.MinInt32+1)).Draw(t, "step")
 			cp := &engine.Checkpoint{V: 4, ChannelValues: map[string]any{"step": step}}
-			again := len(ids) > 0 && rapid.IntRange(0, 3).Draw(t, "again") == 0
-			if again {
-				cp.ID = ids[rapid.IntRange(0, len(ids)-1).Draw(t, "id again")]
+			switch rapid.IntRange(0, 5).Draw(t, "id") {
+			case 0:
+				if len(ids) > 0 {
+					cp.ID = ids[rapid.IntRange(0, len(ids)-1).Draw(t, "id again")]
+				}
+			case 1:
+				cp.ID = ghosts.Draw(t, "ghost id")
 			}
 			meta := engine.CheckpointMetadata{Source: source.Draw(t, "source"), Step: step}
 			if rapid.Bool().Draw(t, "parents") {
 				meta.Parents = map[string]string{"outer": fmt.Sprint("p", step)}
 			}
-			cfg, err := m.Put(ctx, engine.CheckpointConfig{ThreadID: "t", CheckpointID: parent, Fork: true}, cp, meta)
+			fork := rapid.Bool().Draw(t, "fork")
+			conflict := false
+			for _, rec := range model {
+				conflict = conflict || (rec.parent == parent && rec.id != cp.ID)
+			}
+			cfg, err := m.Put(ctx, engine.CheckpointConfig{ThreadID: "t", CheckpointID: parent, Fork: fork}, cp, meta)
+			if !fork && conflict != errors.Is(err, engine.ErrCheckpointConflict) {
+				t.Fatalf("put under %q (id %q): error %v, want a conflict: %v", parent, cp.ID, err, conflict)
+			}
+			if !fork && conflict {
+				continue
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
 			rec := model[cfg.CheckpointID]
 			if rec == nil {
-				rec = &modelRecord{}
+				rec = &modelRecord{id: cfg.CheckpointID}
 				model[cfg.CheckpointID] = rec
 				ids = append(ids, cfg.CheckpointID)
 			}
