@@ -22,7 +22,7 @@ import (
 // so a saver may keep it as it is and share it between readers.
 //
 // A saver such as checkpoint.Memory keeps every snapshot of a thread, so
-// its size is what a superstep costs to keep: 88 bytes here, the values
+// its size is what a superstep costs to keep: 80 bytes here, the values
 // that are there and a byte per number in most runs (it was 144 bytes,
 // a value for every channel and 4 bytes per number).
 type CheckpointSnapshot struct {
@@ -30,7 +30,8 @@ type CheckpointSnapshot struct {
 	// ts is the time in nanoseconds since 1970 (UTC), unless rare holds
 	// it (a time past what 64 bits of nanoseconds reach)
 	ts int64
-	// nums holds the channel versions (nCh), the seen table (rows × nCh)
+	// nums holds the channel versions (nCh), the seen table (rows × nCh,
+	// the graph's seenRows)
 	// and each channel's state (nCh: noValue, noPrefix or its list
 	// prefix), each a signed little-endian number of 1, 2, 4 or 8 bytes,
 	// the fewest all of them fit in (numWidth); then as bits, 8 to a
@@ -45,7 +46,6 @@ type CheckpointSnapshot struct {
 	// for graphs of up to 64 channels (rare.updated lists them
 	// otherwise)
 	updated uint64
-	rows    int32
 	// rare holds what few snapshots have: nil for most
 	rare *snapRare
 }
@@ -69,18 +69,17 @@ const (
 	noValue  = -2
 )
 
-// snapshotLayout returns the numbers of channels and of numbers of a
-// snapshot of rows rows, and the width of each: the bytes after the
-// numbers are the bits.
-func (s *CheckpointSnapshot) snapshotLayout() (n, count, width int) {
-	n = len(s.g.chanNames)
-	rows := int(s.rows)
+// snapshotLayout returns the numbers of channels, of rows and of numbers
+// of the snapshot, and the width of each: the bytes after the numbers are
+// the bits.
+func (s *CheckpointSnapshot) snapshotLayout() (n, rows, count, width int) {
+	n, rows = len(s.g.chanNames), s.g.seenRows()
 	count = 2*n + rows*n
 	width = 1
 	if count > 0 {
 		width = (len(s.nums) - flagBytes(n, rows)) / count
 	}
-	return n, count, width
+	return n, rows, count, width
 }
 
 // flagBytes is the number of bytes the bits of a snapshot of n channels
@@ -130,12 +129,11 @@ func getNum(b []byte, width int) int64 {
 
 // parts returns the numbers of nums, widened, and its bits.
 func (s *CheckpointSnapshot) parts() (cur, seen, state []int64, bits []byte) {
-	n, count, width := s.snapshotLayout()
+	n, rows, count, width := s.snapshotLayout()
 	all := make([]int64, count)
 	for i := range all {
 		all[i] = getNum(s.nums[i*width:], width)
 	}
-	rows := int(s.rows)
 	return all[:n], all[n : n+rows*n], all[n+rows*n:], s.nums[width*count:]
 }
 
@@ -148,7 +146,7 @@ func setBit(bits []byte, i int)      { bits[i/8] |= 1 << (i % 8) }
 func (s *CheckpointSnapshot) versions() *versions {
 	cur, seen, _, bits := s.parts()
 	n := len(cur)
-	v := newVersionsSized(n, int(s.rows))
+	v := newVersions(s.g)
 	copy(v.cur, cur)
 	copy(v.seen, seen)
 	for c := range n {
@@ -278,6 +276,7 @@ func (a *snapArena) next(n, words int) *CheckpointSnapshot {
 // snapshot; it resets the channels' list prefixes as checkpoint does.
 func (r *run) snapshot() *CheckpointSnapshot {
 	g, w := r.g, r.vers
+	// the table has the graph's rows (newVersions)
 	n, rows := len(r.chans), len(w.rowHas)
 	// the states are list prefixes (lengths) and the negative markers;
 	// the values those of the channels that have one
@@ -318,7 +317,7 @@ func (r *run) snapshot() *CheckpointSnapshot {
 	count := 2*n + rows*n
 	s := r.snaps.next(len(vals), width*count+flagBytes(n, rows))
 	copy(s.vals, vals)
-	s.g, s.rows = g, int32(rows)
+	s.g = g
 	nums := s.nums
 	if width == 1 {
 		// most runs: versions and prefixes below 128
