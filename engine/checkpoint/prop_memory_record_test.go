@@ -217,3 +217,49 @@ func propMemoryRecordsKeepWhatWasPut(t *rapid.T) {
 		}
 	}
 }
+
+// TestMemoryWritesPastTheChannelTable: a thread numbers the channels of
+// its checkpoints' first writes, up to 256 of them; the writes to
+// channels past those are kept as well, and every write reads back with
+// its channel.
+func TestMemoryWritesPastTheChannelTable(t *testing.T) {
+	ctx := t.Context()
+	m := NewMemory()
+	const n = 300
+	want := func(i int) []engine.PendingWrite {
+		writes := []engine.PendingWrite{{Channel: fmt.Sprintf("a%03d", i), Value: i}}
+		if i%2 == 0 {
+			writes = append(writes, engine.PendingWrite{Channel: fmt.Sprintf("b%03d", i), Value: -i})
+		}
+		return writes
+	}
+	ids := make([]string, n)
+	for i := range n {
+		cfg, err := m.Put(ctx, engine.CheckpointConfig{ThreadID: "t", CheckpointID: ids[max(i-1, 0)]}, &engine.Checkpoint{V: 4}, engine.CheckpointMetadata{Source: "loop", Step: i})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = cfg.CheckpointID
+		// two channels on even checkpoints, one on odd ones: the table
+		// fills with the first write of checkpoint 170, the second does
+		// not fit, and the one write of checkpoint 171 would be the
+		// 257th channel
+		writes := want(i)
+		if err := m.PutWrites(ctx, cfg, writes, fmt.Sprint("task", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, id := range ids {
+		tup, err := m.GetTuple(ctx, engine.CheckpointConfig{ThreadID: "t", CheckpointID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := want(i)
+		for j := range want {
+			want[j].TaskID = fmt.Sprint("task", i)
+		}
+		if d := cmp.Diff(want, tup.PendingWrites); d != "" {
+			t.Fatalf("checkpoint %d: pending writes mismatch (-want +got):\n%s", i, d)
+		}
+	}
+}
