@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"slices"
 	"time"
+	"unsafe"
 )
 
 // CheckpointSnapshot is a checkpoint in the form a run holds it: the
@@ -22,26 +23,28 @@ import (
 // so a saver may keep it as it is and share it between readers.
 //
 // A saver such as checkpoint.Memory keeps every snapshot of a thread, so
-// its size is what a superstep costs to keep: 80 bytes here, the values
+// its size is what a superstep costs to keep: 48 bytes here, the values
 // that are there and a byte per number in most runs (it was 144 bytes,
-// a value for every channel and 4 bytes per number).
+// a value for every channel and 4 bytes per number). Its numbers and
+// values are pointers to their first element, their lengths following
+// from the numbers (a slice's length and capacity took 32 bytes).
 type CheckpointSnapshot struct {
 	g *Graph
 	// ts is the time in nanoseconds since 1970 (UTC), unless rare holds
 	// it (a time past what 64 bits of nanoseconds reach)
 	ts int64
-	// nums holds the channel versions (nCh), the seen table (rows × nCh,
-	// the graph's seenRows)
-	// and each channel's state (nCh: noValue, noPrefix or its list
-	// prefix), each a signed little-endian number of 1, 2, 4 or 8 bytes,
-	// the fewest all of them fit in (numWidth); then as bits, 8 to a
-	// byte, whether each version, each seen entry and each row is there
-	// (the versions table's has, seenHas and rowHas). The width follows
-	// from the length (snapshotLayout).
-	nums []byte
-	// vals holds the values of the channels that have one (their state
-	// is not noValue), in channel order
-	vals []any
+	// nums is the first byte of the numbers: their width, 1, 2, 4 or 8
+	// bytes, the fewest all of them fit in as signed numbers (numWidth);
+	// then the channel versions (nCh), the seen table (rows × nCh, the
+	// graph's seenRows) and each channel's state (nCh: noValue, noPrefix
+	// or its list prefix), each a little-endian number of that width;
+	// then as bits, 8 to a byte, whether each version, each seen entry
+	// and each row is there (the versions table's has, seenHas and
+	// rowHas). See numbers.
+	nums *byte
+	// vals is the first of the values of the channels that have one
+	// (their state is not noValue), in channel order; nil when none has
+	vals *any
 	// updated has bit c set when the last superstep updated channel c,
 	// for graphs of up to 64 channels (rare.updated lists them
 	// otherwise)
@@ -70,17 +73,17 @@ const (
 )
 
 // snapshotLayout returns the numbers of channels, of rows and of numbers
-// of the snapshot, and the width of each: the bytes after the numbers are
-// the bits.
-func (s *CheckpointSnapshot) snapshotLayout() (n, rows, count, width int) {
+// of the snapshot, the width of each, and the bytes of the numbers and
+// the bits after them.
+func (s *CheckpointSnapshot) snapshotLayout() (n, rows, count, width int, nums []byte) {
 	n, rows = len(s.g.chanNames), s.g.seenRows()
-	count = 2*n + rows*n
-	width = 1
-	if count > 0 {
-		width = (len(s.nums) - flagBytes(n, rows)) / count
-	}
-	return n, rows, count, width
+	count, width = 2*n+rows*n, int(*s.nums)
+	return n, rows, count, width, unsafe.Slice(s.nums, 1+width*count+flagBytes(n, rows))[1:]
 }
+
+// snapshotBytes is the length of a snapshot's numbers of width bytes,
+// their width and their bits, for n channels and rows rows.
+func snapshotBytes(n, rows, width int) int { return 1 + width*(2*n+rows*n) + flagBytes(n, rows) }
 
 // flagBytes is the number of bytes the bits of a snapshot of n channels
 // and rows rows take.
@@ -129,12 +132,12 @@ func getNum(b []byte, width int) int64 {
 
 // parts returns the numbers of nums, widened, and its bits.
 func (s *CheckpointSnapshot) parts() (cur, seen, state []int64, bits []byte) {
-	n, rows, count, width := s.snapshotLayout()
+	n, rows, count, width, nums := s.snapshotLayout()
 	all := make([]int64, count)
 	for i := range all {
-		all[i] = getNum(s.nums[i*width:], width)
+		all[i] = getNum(nums[i*width:], width)
 	}
-	return all[:n], all[n : n+rows*n], all[n+rows*n:], s.nums[width*count:]
+	return all[:n], all[n : n+rows*n], all[n+rows*n:], nums[width*count:]
 }
 
 func getBit(bits []byte, i int) bool { return bits[i/8]&(1<<(i%8)) != 0 }
@@ -192,7 +195,14 @@ func (s *CheckpointSnapshot) updatedChannels() []string {
 func (s *CheckpointSnapshot) Checkpoint() *Checkpoint {
 	g := s.g
 	_, _, state, _ := s.parts()
-	values := make(map[string]any, len(s.vals))
+	have := 0
+	for _, st := range state {
+		if st != noValue {
+			have++
+		}
+	}
+	vals := unsafe.Slice(s.vals, have)
+	values := make(map[string]any, have)
 	var prefix map[string]int
 	next := 0
 	for c, st := range state {
@@ -200,7 +210,7 @@ func (s *CheckpointSnapshot) Checkpoint() *Checkpoint {
 			continue
 		}
 		name := g.chanNames[c]
-		values[name] = s.vals[next]
+		values[name] = vals[next]
 		next++
 		if st >= 0 {
 			if prefix == nil {
@@ -250,26 +260,28 @@ type snapArena struct {
 }
 
 // next returns a zero snapshot with n values and words bytes of
-// numbers.
-func (a *snapArena) next(n, words int) *CheckpointSnapshot {
+// numbers, and those.
+func (a *snapArena) next(n, words int) (s *CheckpointSnapshot, vals []any, nums []byte) {
 	k := min(max(a.taken, 2), 8)
 	a.taken++
 	if len(a.snaps) == 0 {
 		a.snaps = make([]CheckpointSnapshot, k)
 	}
-	s := &a.snaps[0]
+	s = &a.snaps[0]
 	a.snaps = a.snaps[1:]
 	if n > 0 {
 		if len(a.vals) < n {
 			a.vals = make([]any, k*n)
 		}
-		s.vals, a.vals = a.vals[:n:n], a.vals[n:]
+		vals, a.vals = a.vals[:n:n], a.vals[n:]
+		s.vals = &vals[0]
 	}
 	if len(a.nums) < words {
 		a.nums = make([]byte, k*words)
 	}
-	s.nums, a.nums = a.nums[:words:words], a.nums[words:]
-	return s
+	nums, a.nums = a.nums[:words:words], a.nums[words:]
+	s.nums = &nums[0]
+	return s, vals, nums
 }
 
 // snapshot is the checkpoint of the run's channels and versions as a
@@ -315,10 +327,11 @@ func (r *run) snapshot() *CheckpointSnapshot {
 	}
 	width := numWidth(lo, hi)
 	count := 2*n + rows*n
-	s := r.snaps.next(len(vals), width*count+flagBytes(n, rows))
-	copy(s.vals, vals)
+	s, into, nums := r.snaps.next(len(vals), snapshotBytes(n, rows, width))
+	copy(into, vals)
 	s.g = g
-	nums := s.nums
+	nums[0] = byte(width)
+	nums = nums[1:]
 	if width == 1 {
 		// most runs: versions and prefixes below 128
 		i := 0
