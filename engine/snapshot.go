@@ -40,7 +40,7 @@ type CheckpointSnapshot struct {
 	// or its list prefix), each a little-endian number of that width;
 	// then as bits, 8 to a byte, whether each version, each seen entry
 	// and each row is there (the versions table's has, seenHas and
-	// rowHas). See numbers.
+	// rowHas). See snapshotLayout.
 	nums *byte
 	// vals is the first of the values of the channels that have one
 	// (their state is not noValue), in channel order; nil when none has
