@@ -185,18 +185,24 @@ type Runtime struct {
 type runtimeKey struct{}
 
 // RuntimeFrom returns the Runtime of the task running in ctx, or nil
-// outside a task.
+// outside a task. Every call with one task's context returns the same
+// Runtime, from any goroutine, also after the node returned (a goroutine
+// it started may keep its context); retries of the task share it.
 func RuntimeFrom(ctx context.Context) *Runtime {
 	rt, _ := ctx.Value(runtimeKey{}).(*Runtime)
 	return rt
 }
 
+// clockKey asks a task's context for its Runtime's clock without making
+// the Runtime (see taskFrame.Value).
+type clockKey struct{}
+
 // ClockFrom returns the clock of the run ctx belongs to (Runtime.Clock),
 // or the system clock outside a run: what retry backoff and emulated
 // latency wait on, so a fake clock makes them instant.
 func ClockFrom(ctx context.Context) Clock {
-	if rt := RuntimeFrom(ctx); rt != nil && rt.Clock != nil {
-		return rt.Clock
+	if c, ok := ctx.Value(clockKey{}).(Clock); ok && c != nil {
+		return c
 	}
 	return SystemClock{}
 }
