@@ -325,6 +325,8 @@ func (g *Graph) newRun(ctx context.Context, cfg Config, outKeys []string, modes 
 	for _, m := range modes {
 		r.modes.add(m)
 	}
+	// a superstep of one task (most) needs no array of its own for these
+	r.tasks, r.taskPool, r.scratchBuf.todo = r.oneTask[0:0:1], r.oneTask[1:1:2], r.oneTask[2:2:3]
 	return r
 }
 
@@ -372,6 +374,9 @@ type run struct {
 	step, stop int
 	tasks      []*task
 	taskPool   []*task // tasks of finished supersteps, for newTask
+	// oneTask holds the first arrays of tasks, taskPool and
+	// scratchBuf.todo, one task each (newRun)
+	oneTask [3]*task
 	// updated marks the channels the last superstep changed; with
 	// updatedKnown unset nothing is known and every node is a candidate
 	updated       []bool
