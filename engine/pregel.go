@@ -570,7 +570,11 @@ func (r *run) spareTask() *task {
 	// bytes are written once, so the IDs cut from it before stay as
 	// they are (W3: one allocation per 16 IDs, not per ID)
 	ids, one := t.ids, t.one
-	*t = task{ids: ids, one: one}
+	// zeroed in place: task{ids: ids, one: one} was built on the stack
+	// and copied over t, twice the stores and a write barrier over all of
+	// it (110 ns a task in W3 with Memory, whose GC is often on)
+	*t = task{}
+	t.ids, t.one = ids, one
 	return t
 }
 
