@@ -160,7 +160,9 @@ type Command struct {
 
 // Runtime is what a node or tool can reach besides the state: the run's
 // context, the store, a writer for custom stream output, and step
-// information.
+// information. It is read only (LangGraph's Runtime is a frozen
+// dataclass): a task's one Runtime is shared by everything that asks for
+// it, its retries included.
 type Runtime struct {
 	// Context is the run's runtime context (LangGraph's context_schema
 	// value), set in Config.Context.
