@@ -490,7 +490,11 @@ func (r *run) reserveMessage(key string, m Message) *placedMessage {
 	if len(r.tasks) != 1 || r.modes.has(StreamUpdates) {
 		return nil
 	}
-	c, ok := r.channel(key).(*messagesChan)
+	i, ok := r.g.chanIdx[key]
+	if !ok {
+		return nil
+	}
+	c, ok := r.chans[i].(*messagesChan)
 	if !ok {
 		return nil
 	}
@@ -498,7 +502,8 @@ func (r *run) reserveMessage(key string, m Message) *placedMessage {
 	if place == nil {
 		return nil
 	}
-	return &placedMessage{list: place, key: key}
+	// the graph's name of the channel: a key of 16 bytes less
+	return &placedMessage{list: place, key: &r.g.chanNames[i]}
 }
 
 // place puts m in the place after the tail and returns the list of it
