@@ -659,7 +659,7 @@ func rebuild(l MessageList, replaced map[int]Message, tail []Message, remove map
 // message of it has an ID the run made up and no message of the list has.
 func (c *messagesChan) takeRoom(right []Message) bool {
 	r := c.room
-	if r == nil || r.taken || c.mint == nil || !r.holds(right) || c.list.n != nil && c.list.n.depth >= maxRoomDepth {
+	if r == nil || r.taken || c.mint == nil || !r.holds(right) || c.list.n.depthAtLeast(maxRoomDepth) {
 		// a list whose nodes rooms made one after another takes the
 		// next one by copying (the add's merges keep its chain short)
 		return false

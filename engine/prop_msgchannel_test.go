@@ -732,3 +732,31 @@ func TestForkNodeStandsForTheChannels(t *testing.T) {
 		t.Fatalf("Index(lost) = %d, want -1: the list took the failed attempt's node and its index", got)
 	}
 }
+
+// TestDepthAtLeast: a node does not keep its chain's depth; takeRoom
+// asks whether a chain is at least maxRoomDepth nodes long by walking it.
+// Mutants: counting from 0 (a chain of k nodes is not at least k deep),
+// an empty chain at least 0 deep reported false.
+func TestDepthAtLeast(t *testing.T) {
+	var l MessageList
+	for range 3 {
+		// appends of one message onto a longer node: a node each
+		l = MessageList{n: newListNode(l.n, []Message{HumanMessage("x")})}
+	}
+	for _, tc := range []struct {
+		list   MessageList
+		k      int
+		want   bool
+		reason string
+	}{
+		{MessageList{}, 0, true, "every chain has at least no nodes"},
+		{MessageList{}, 1, false, "the empty list has no node"},
+		{l, 3, true, "three nodes are at least three"},
+		{l, 4, false, "three nodes are not four"},
+		{MessageList{n: l.n.prev}, 2, true, "a chain's prefix is a chain of its own"},
+	} {
+		if got := tc.list.n.depthAtLeast(tc.k); got != tc.want {
+			t.Errorf("depthAtLeast(%d) of %d nodes = %v, want %v (%s)", tc.k, MessageListDepth(tc.list), got, tc.want, tc.reason)
+		}
+	}
+}
