@@ -136,7 +136,10 @@
 // ToolNode.Node) gets its IDs in place, as LangGraph's add_messages sets
 // them on the message objects a node returned; a list any other node
 // returns is copied first, and in a stream of updates the chunk shows a
-// list as its node wrote it.
+// list as its node wrote it. With a saver, the one-message write of the
+// prebuilt agent's model and tools nodes (a task's PendingWrites) holds
+// the very message of the thread's list, not a copy: the node puts it
+// where the list appends it.
 //
 // What a turn costs does not depend on its thread's length when the
 // thread comes as a MessageList: from a checkpoint (the newest, or an

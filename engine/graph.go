@@ -349,16 +349,25 @@ func messageUpdate(key string, m Message) *oneMessage {
 // task (ctx is the task's) and returns it to the task's writers, and to
 // no other code: create_react_agent's model node and the one-call answer
 // of the agents' tools node (graphNode; ToolNode.Node answers with a
-// State). When nothing keeps the task's writes past its superstep, the output goes in the task's own oneMessage, which the task
-// uses again when it is recycled for a later superstep. The writes are
-// kept by a saver (PutWrites) and shown by every stream mode but values
-// (updates, messages, tasks, debug); values shows the channels' state,
-// into which the channel copies the message, as a fresh read's fork does.
-// A run of the prebuilt agent without a checkpointer allocated 256 bytes
-// per message for it.
-func messageUpdateIn(ctx context.Context, key string, m Message) *oneMessage {
+// State). When nothing keeps the task's writes past its superstep, the
+// output goes in the task's own oneMessage, which the task uses again
+// when it is recycled for a later superstep. The writes are kept by a
+// saver (PutWrites) and shown by every stream mode but values (updates,
+// messages, tasks, debug); values shows the channels' state, into which
+// the channel copies the message, as a fresh read's fork does. A run of
+// the prebuilt agent without a checkpointer allocated 256 bytes per
+// message for it. When the writes are kept, the message goes where the
+// key's channel will append it, if it can (see reserveMessage): the
+// write and the channel's list share it.
+func messageUpdateIn(ctx context.Context, key string, m Message) any {
 	sp := scratchpadFrom(ctx)
-	if sp == nil || sp.task == nil || sp.run == nil || !sp.run.writesDie() {
+	if sp == nil || sp.task == nil || sp.run == nil {
+		return messageUpdate(key, m)
+	}
+	if !sp.run.writesDie() {
+		if u := sp.run.reserveMessage(key, m); u != nil {
+			return u
+		}
 		return messageUpdate(key, m)
 	}
 	t := sp.task
@@ -370,6 +379,16 @@ func messageUpdateIn(ctx context.Context, key string, m Message) *oneMessage {
 	u.one[0] = m
 	u.list = u.one[:]
 	return u
+}
+
+// placedMessage is the output of a built-in node that writes one message
+// under *key, when the message lies in the place where the key's channel
+// appends next (reserveMessage): list is that place, boxed in place when
+// written; key points at the graph's name of the channel. It is what a
+// oneMessage writes, in 32 bytes instead of 256.
+type placedMessage struct {
+	list []Message
+	key  *string
 }
 
 // writesDie reports whether nothing keeps a task's writes past its
@@ -619,7 +638,13 @@ func (g *Graph) addStateChannels(fields map[string]Field, order []string) {
 			r := f.Reducer
 			key := name
 			if _, ok := r.(AddMessagesReducer); ok {
-				g.channels[name] = func() channel { return newMessagesChan(key) }
+				// the runs of the graph note their lists' lengths here
+				hint := new(sizeHint)
+				g.channels[name] = func() channel {
+					c := newMessagesChan(key)
+					c.hint = hint
+					return c
+				}
 				break
 			}
 			g.channels[name] = func() channel { return newBinop(key, r) }
@@ -911,6 +936,11 @@ func emitUpdates(output any, keys map[string]bool, w writeTarget) error {
 			w.emit(write{channel: t.key, value: boxMessages(&t.list), owned: true})
 		}
 		return nil
+	case *placedMessage:
+		if keys[*t.key] {
+			w.emit(write{channel: *t.key, value: boxMessages(&t.list), owned: true})
+		}
+		return nil
 	case State:
 		m = t
 	case map[string]any:
@@ -960,6 +990,8 @@ func updatesOf(output any, keys map[string]bool) ([]write, error) {
 		return updatesOf(*t, keys)
 	case *oneMessage:
 		return updatesOf(t.update(), keys)
+	case *placedMessage:
+		return updatesOf(nodeUpdate{key: *t.key, value: boxMessages(&t.list), owned: true}, keys)
 	case State:
 		return mapWrites(t), nil
 	case map[string]any:

@@ -35,7 +35,6 @@ type listNode struct {
 	prev  *listNode
 	off   int       // the length of prev: the position of items[0]
 	items []Message // never written once the node is made
-	depth int       // nodes in the chain, this one included
 	// flags caches what chainFlags finds (flagsKnown once it has).
 	flags atomic.Uint32
 	// dupIDs says an ID is there twice among items (known once ids is);
@@ -53,8 +52,10 @@ type listNode struct {
 	// seed is the hash state after the chain's messages (see hashList).
 	seed atomic.Pointer[nodeSeed]
 	// hist holds the prebuilt agent's history scan after the chain's
-	// messages (a *historyScan: see historyCache), set once
-	hist atomic.Value
+	// messages (a *historyScan: see historyCache), set once, for lists
+	// of at least historyCacheMin messages; a pointer to the interface
+	// is 8 bytes where an atomic.Value is 16
+	hist atomic.Pointer[any]
 	// front, for a node over the front of another node's messages (a
 	// Prefix), is that node: its index serves this one when its IDs are
 	// distinct (dupIDs unset once ids is built)
@@ -315,12 +316,28 @@ func (l MessageList) appendOwned(items []Message) MessageList {
 
 // newListNode returns the node that extends prev with items.
 func newListNode(prev *listNode, items []Message) *listNode {
-	n := &listNode{prev: prev, items: items, depth: 1}
+	n := &listNode{prev: prev, items: items}
 	if prev != nil {
 		n.off = prev.off + len(prev.items)
-		n.depth = prev.depth + 1
 	}
 	return n
+}
+
+// depthAtLeast reports whether the chain that ends with n has at least
+// k nodes. A node does not keep its depth: a thread keeps a node per
+// checkpoint, and 96 bytes is a size class below 112.
+func (n *listNode) depthAtLeast(k int) bool {
+	for ; n != nil && k > 0; n = n.prev {
+		k--
+	}
+	return k <= 0
+}
+
+// bare reports whether none of n's caches is set: n is then what
+// newListNode(n.prev, n.items) makes, and may stand for it.
+func (n *listNode) bare() bool {
+	return n.front == nil && n.flags.Load() == 0 && !n.dupIDs.Load() && n.ids.Load() == nil && n.flat.Load() == nil &&
+		n.ext.Load() == nil && n.seed.Load() == nil && n.hist.Load() == nil
 }
 
 const (

@@ -2,10 +2,11 @@ package engine
 
 // MessageListDepth is the number of nodes in l's chain, for tests.
 func MessageListDepth(l MessageList) int {
-	if l.n == nil {
-		return 0
+	d := 0
+	for n := l.n; n != nil; n = n.prev {
+		d++
 	}
-	return l.n.depth
+	return d
 }
 
 // MessageListShares reports whether a's chain holds base's last node

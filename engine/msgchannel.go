@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -65,12 +66,66 @@ type messagesChan struct {
 	// chunk says the tail is a chunk that followed a full one (see
 	// nextChunk): it is not merged with base's last node, that chunk
 	chunk bool
+	// own says the run built the list from empty so far: it is all in
+	// arrays the channel grew itself, the first one sized by hint
+	own bool
 	// owner, in a fork in place (see forkInto), is the channel whose
 	// tail the fork appends to; spare, in that channel, is the chunk its
 	// fork started when that tail was full, which the channel's own add
 	// of the same messages then takes (see nextChunk)
 	owner *messagesChan
 	spare []Message
+	// hint, on a channel the graph made for a run (not one restored from
+	// a checkpoint), is how long the graph's last runs built their lists
+	// from empty (see sizeHint)
+	hint *sizeHint
+	// placed is the place after the tail where the superstep's single
+	// task put the message it writes (see reserveMessage), until the
+	// channel's next update
+	placed *Message
+	// forked, in a channel, is the last node a fork in place of it made
+	// over its tail (commitTail): the superstep's single task read fresh
+	// (the prebuilt agent's router), its fork appended the task's writes
+	// where the channel then appends them, and the channel's node over
+	// them is the fork's when it has the same predecessor and items and
+	// no cache yet (bare): one list node (112 bytes) less per superstep
+	// that reads fresh.
+	forked *listNode
+}
+
+// sizeHint is a compiled graph's note, one per messages key, of the
+// lengths the lists of its last two runs grew to from empty, in the
+// arrays the channel grew itself: the next run's first array takes the
+// smaller of the two, so a thread that a run builds to about the same
+// length as the runs before (the prebuilt agent's loop) is one array,
+// not a short first tail followed by chunks twice its size. The prebuilt
+// agent's 22 messages took 35 places in three arrays (7.5 kB, 2.8 kB of
+// it never written); with the hint they take 22 in one. The smaller of
+// two, so that one long run does not make the next short ones allocate
+// (and a saver keep) its length each: runs that alternate long and short
+// ones grow in chunks from the short length, as without a hint. It
+// changes only the arrays' capacities, never what a list holds, so runs
+// that share a graph may race on it (atomically) without changing their
+// output. A run whose list was set whole (a MessageList as input, a
+// node's list taken as a node: see listRoom), or replaced (a removal, a
+// replacement), notes nothing: what its arrays held says nothing of the
+// next run's.
+type sizeHint struct {
+	// n holds the last run's length in its low 32 bits, the one before
+	// in its high 32
+	n atomic.Uint64
+}
+
+// get returns the number of places for a run's first array.
+func (h *sizeHint) get() int {
+	n := h.n.Load()
+	return int(min(n>>32, n&(1<<32-1)))
+}
+
+// note records the length a run built its list to (at most maxChunk).
+// Runs that end at once may lose one's note: the hint is only a guess.
+func (h *sizeHint) note(n int) {
+	h.n.Store(h.n.Load()<<32 | uint64(min(n, maxChunk)))
 }
 
 // listRoom is a list a node made for its output alone, a ToolNode's
@@ -121,7 +176,7 @@ func (c *messagesChan) view() []Message { return c.list.Slice() }
 
 // setList makes l the channel's list, with an empty tail.
 func (c *messagesChan) setList(l MessageList) {
-	c.base, c.tail, c.list = l, nil, l
+	c.base, c.tail, c.list, c.own, c.forked = l, nil, l, false, nil
 	c.tailIDs, c.tailIdx, c.parentIDs, c.parentIdx = nil, 0, nil, 0
 	c.chunk, c.spare = false, nil
 }
@@ -153,7 +208,16 @@ func (c *messagesChan) commitTail(tail []Message) {
 		c.base, tail = MessageList{n: b.prev}, merged
 	}
 	c.tail = tail
+	if f := c.forked; f != nil && f.prev == c.base.n && len(f.items) == len(tail) && unsafe.SliceData(f.items) == unsafe.SliceData(tail) && f.bare() {
+		// the node a fork in place made over the same places: the same
+		// node as the one made here would be (see forked)
+		c.list, c.forked = MessageList{n: f}, nil
+		return
+	}
 	c.list = MessageList{n: newListNode(c.base.n, tail[:len(tail):len(tail)])}
+	if o := c.owner; o != nil {
+		o.forked = c.list.n
+	}
 }
 
 func (c *messagesChan) restore(v any, ok bool) channel {
@@ -287,6 +351,9 @@ func (c *messagesChan) update(values []any) (bool, error) {
 	if len(values) == 0 {
 		return false, nil
 	}
+	if p := c.placedAt(); p != nil {
+		values = c.takePlaced(values, p)
+	}
 	for _, v := range values {
 		if l, ok := v.(MessageList); ok && c.len() == 0 && l.isSet() {
 			// add_messages of such a list into an empty one is the list
@@ -400,6 +467,93 @@ func (c *messagesChan) add(right []Message) error {
 	return nil
 }
 
+// reserveMessage puts m in the place where the messages channel of key
+// appends next and returns the node output that writes it there
+// (messageUpdateIn), or nil when it cannot: the task must be its
+// superstep's only one (whose writes are the superstep's, in order), the
+// channel's tail must have room, and the list written must be the one
+// kept (updates not streamed, which would show the list as the node
+// wrote it, without the ID the run gives it in place: normalizeOne).
+//
+// With a saver, the task's write (PutWrites) then shares the message
+// with the channel's list, which appends it without copying it
+// (takePlaced): the prebuilt agent held each message twice, in the
+// node's output (256 bytes) and in the channel's array (216). No one
+// writes the place again: the channel's update takes the message there
+// only when it is the first value of the update and only appends, and
+// otherwise clips its tail so that no append writes the place; below the
+// tail's length nothing is written (see messagesChan). A task's writes
+// are kept (and streamed) only once it succeeded, and its superstep then
+// applies them, or ends the run; a retry puts its message in the same
+// place as the failed attempt, which nothing kept.
+func (r *run) reserveMessage(key string, m Message) *placedMessage {
+	if len(r.tasks) != 1 || r.modes.has(StreamUpdates) {
+		return nil
+	}
+	i, ok := r.g.chanIdx[key]
+	if !ok {
+		return nil
+	}
+	c, ok := r.chans[i].(*messagesChan)
+	if !ok {
+		return nil
+	}
+	place := c.place(m)
+	if place == nil {
+		return nil
+	}
+	// the graph's name of the channel: a key of 16 bytes less
+	return &placedMessage{list: place, key: &r.g.chanNames[i]}
+}
+
+// place puts m in the place after the tail and returns the list of it
+// alone, or nil when the tail is full (see reserveMessage).
+func (c *messagesChan) place(m Message) []Message {
+	n := len(c.tail)
+	if n == cap(c.tail) {
+		return nil
+	}
+	place := c.tail[n : n+1 : n+1]
+	place[0] = m
+	c.placed = &place[0]
+	return place
+}
+
+// placedAt returns the place of the message a node put after the
+// tail (reserveMessage): the channel's, or, for a fork in place, its
+// channel's, whose tail the fork appends to.
+func (c *messagesChan) placedAt() *Message {
+	if c.owner != nil {
+		return c.owner.placed
+	}
+	return c.placed
+}
+
+// takePlaced appends the message at p, the place after the tail, without
+// copying it, when the first of values is the list of it alone and
+// add_messages only appends it; it returns the values left to apply.
+// Otherwise it clips the tail, so that the appends of values go to a new
+// array and the place keeps its message, which the task's write may
+// hold. The channel forgets p either way (a fork leaves it to its
+// channel).
+func (c *messagesChan) takePlaced(values []any, p *Message) []any {
+	if c.owner == nil {
+		c.placed = nil
+	}
+	n := len(c.tail)
+	if n == cap(c.tail) {
+		return values
+	}
+	if msgs, ok := values[0].([]Message); ok && len(msgs) == 1 && &msgs[0] == p && &c.tail[:n+1][n] == p &&
+		p.ID != "" && c.appendsOnly(msgs) {
+		c.mint.see(msgs)
+		c.commitTail(c.tail[:n+1])
+		return values[1:]
+	}
+	c.tail = c.tail[:n:n]
+	return values
+}
+
 // maxChunk is the longest tail that nextChunk seals: a longer one grows
 // by an eighth (growTail), so a thread built in one run does not keep up
 // to half its length in spare capacity.
@@ -505,7 +659,7 @@ func rebuild(l MessageList, replaced map[int]Message, tail []Message, remove map
 // message of it has an ID the run made up and no message of the list has.
 func (c *messagesChan) takeRoom(right []Message) bool {
 	r := c.room
-	if r == nil || r.taken || c.mint == nil || !r.holds(right) || c.list.n != nil && c.list.n.depth >= maxRoomDepth {
+	if r == nil || r.taken || c.mint == nil || !r.holds(right) || c.list.n.depthAtLeast(maxRoomDepth) {
 		// a list whose nodes rooms made one after another takes the
 		// next one by copying (the add's merges keep its chain short)
 		return false
@@ -529,6 +683,13 @@ const maxRoomDepth = 24
 // channel's: the slices of the lists over the tail go on in the same
 // array after the copy (see rekeyFlat).
 func (c *messagesChan) grow(tail []Message, n int) []Message {
+	if len(tail) == 0 && c.base.n == nil && c.hint != nil {
+		// the first array of a list the run builds from empty
+		c.own = true
+		if h := c.hint.get(); h > n {
+			return make([]Message, 0, h)
+		}
+	}
 	out := growTail(tail, n)
 	if b := c.base.n; b != nil && cap(c.tail) > 0 && unsafe.SliceData(tail) == unsafe.SliceData(c.tail) {
 		b.rekeyFlat(c.tail, out, len(c.tail))
@@ -551,6 +712,25 @@ func growTail(tail []Message, n int) []Message {
 	out := make([]Message, want+extra)
 	copy(out, tail)
 	return out[:len(tail)]
+}
+
+// noteSizes notes in the graph's hints the lengths its messages channels
+// built their lists to from empty in the run (see sizeHint). It is
+// called when the run ends, however it ends.
+func (r *run) noteSizes() {
+	for _, c := range r.chans {
+		if mc, ok := c.(*messagesChan); ok {
+			mc.noteSize()
+		}
+	}
+}
+
+// noteSize notes the channel's length in its hint when the run built its
+// list from empty in arrays of its own.
+func (c *messagesChan) noteSize() {
+	if c.hint != nil && c.own {
+		c.hint.note(c.len())
+	}
 }
 
 // mintState lets a messages channel of a run without a checkpointer

@@ -655,6 +655,7 @@ func (t *task) sortRank() int {
 }
 
 func (r *run) execute(input any) (err error) {
+	defer r.noteSizes()
 	r.saver = r.g.checkpointer
 	if r.saver == nil && r.nest != nil {
 		// a subgraph compiled without a checkpointer uses its parent's

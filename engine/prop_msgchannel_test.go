@@ -80,10 +80,18 @@ func listMsgs(l MessageList) []Message {
 // comparison with max (a replacement appends), find without indexing
 // the tail's untracked positions, a RemoveAll whose survivors are not
 // seen, commitTail writing into base's node instead of a copy, an
-// adopted input list that is not a set (an ID twice, a removal).
+// adopted input list that is not a set (an ID twice, a removal), a
+// first array cut from the size hint with a length (grow returning
+// make([]Message, h)).
 func TestPropMessagesChannelMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := newMessagesChan("messages")
+		// the graph's note of its last run's length (sizeHint), which
+		// sizes the first array of a channel that starts empty
+		hint := new(sizeHint)
+		hint.note(rapid.IntRange(0, 300).Draw(t, "size hint"))
+		hint.note(rapid.IntRange(0, 300).Draw(t, "next size hint"))
+		c.hint = hint
 		mintRun := &run{idKey: [2]uint64{rapid.Uint64().Draw(t, "key0"), rapid.Uint64().Draw(t, "key1")}}
 		// arm gives a channel the run's mintState; max is at least that
 		// of every channel before it, so at least that of every fast ID
@@ -108,6 +116,10 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 			want []string
 		}
 		var views []held
+		// placed are the lists of messages tasks put in place, as a
+		// saver keeps their writes
+		var placed []held
+		var placedLists [][]Message
 		serial := 0
 		pool := rapid.IntRange(1, 200).Draw(t, "id pool")
 		batch := func() []Message {
@@ -246,6 +258,7 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 				t.Fatalf("normalized input:\n got %v\nwant %v", g, w)
 			}
 			n := arm(newMessagesChan("messages"))
+			n.hint = hint
 			before := model
 			model = nil
 			if _, err := n.update([]any{out}); err != nil {
@@ -264,12 +277,13 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 		var scratch messagesChan
 		steps := rapid.IntRange(1, 40).Draw(t, "steps")
 		for range steps {
-			switch rapid.IntRange(0, 8).Draw(t, "op") {
+			switch rapid.IntRange(0, 9).Draw(t, "op") {
 			case 0, 1:
 				model = apply(c, model, batch(), "update")
 			case 2, 3:
 				// the next run of the thread starts from its newest
-				// checkpoint
+				// checkpoint (this one notes its length)
+				c.noteSize()
 				c = restore(checkpoint())
 			case 4:
 				// two runs start from the same checkpoint (a fork)
@@ -313,6 +327,78 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 					apply(f, model, right, "retry")
 					hold(f)
 					model = apply(c, model, right, "after retry")
+				}
+			case 9:
+				// the superstep's single task puts its one message where
+				// the channel appends next (reserveMessage), and a saver
+				// keeps the list of it (PutWrites): it must never change.
+				// An attempt may fail first, its message in the same
+				// place; the superstep applies the write with the
+				// task's other writes of the key, before or after it,
+				// which a fresh read in place may apply first.
+				one := func() (Message, bool) {
+					b := batch()
+					if len(b) == 0 {
+						return Message{}, false
+					}
+					return b[0], true
+				}
+				if m, ok := one(); ok && rapid.Bool().Draw(t, "a failed attempt first") {
+					if p := c.place(m); p != nil && rapid.Bool().Draw(t, "its fresh read") {
+						var failed messagesChan
+						f := c.forkInto(&failed, true)
+						f.update([]any{p})
+						f.list.Slice()
+					}
+				}
+				m, ok := one()
+				if !ok {
+					break
+				}
+				place := c.place(m)
+				if place == nil {
+					break
+				}
+				placed = append(placed, held{want: renderMsgs(place)})
+				placedLists = append(placedLists, place)
+				var values []any
+				if rapid.Bool().Draw(t, "a write before") {
+					values = append(values, batch())
+				}
+				values = append(values, place)
+				if rapid.Bool().Draw(t, "a write after") {
+					values = append(values, batch())
+				}
+				want, werr := model, error(nil)
+				for _, v := range values {
+					if want, werr = msgsModel(want, v.([]Message)); werr != nil {
+						break
+					}
+				}
+				if werr != nil {
+					// the superstep fails, and with it the run: the next
+					// one starts from the checkpoint
+					c.noteSize()
+					c = restore(checkpoint())
+					break
+				}
+				if rapid.Bool().Draw(t, "a fresh read in place") {
+					f := c.forkInto(&scratch, true)
+					if _, err := f.update(values); err != nil {
+						t.Fatalf("fresh read: %v", err)
+					}
+					check(f, want, "fresh read of a placed write")
+					hold(f)
+				}
+				if _, err := c.update(values); err != nil {
+					t.Fatalf("placed write: %v", err)
+				}
+				check(c, want, "placed write")
+				model = want
+			}
+			for i, p := range placedLists {
+				if got := renderMsgs(p); !slices.Equal(got, placed[i].want) {
+					t.Fatalf("placed write %d changed:\n got %v\nwant %v", i, got, placed[i].want)
 				}
 			}
 			for i, h := range views {
@@ -500,5 +586,177 @@ func TestSlicesShareOneArray(t *testing.T) {
 	}
 	if max := 4 * bits.Len(n); len(arrays) > max {
 		t.Fatalf("%d steps cut their slices from %d arrays, want at most %d", n, len(arrays), max)
+	}
+}
+
+// TestSizeHintSizesTheFirstArray: a graph's runs note how long they built
+// their thread from empty (sizeHint), and a run's first array takes the
+// smaller of the last two lengths, so the prebuilt agent's 22 messages
+// are one array (one node), not a short tail followed by chunks twice
+// its size, while one long run does not make the next short ones
+// allocate its length. A run whose list was set whole or taken from a
+// node notes nothing. Mutants this catches: noteSize not noting (or grow
+// not reading) the hint (the third run's list is three nodes); the hint
+// taken from the last run alone (a run after a long one takes 1024
+// places); setList not clearing own (a list a RemoveAll set notes its
+// length); no cap at maxChunk.
+func TestSizeHintSizesTheFirstArray(t *testing.T) {
+	hint := new(sizeHint)
+	mk := func() *messagesChan {
+		c := newMessagesChan("messages")
+		c.hint = hint
+		return c
+	}
+	thread := func(n int) *messagesChan {
+		t.Helper()
+		c := mk()
+		for i := range n {
+			m := HumanMessage(fmt.Sprint(i))
+			m.ID = fmt.Sprintf("m%d", i)
+			if _, err := c.update([]any{[]Message{m}}); err != nil {
+				t.Fatal(err)
+			}
+			c.resetPrefix() // a checkpoint takes the list
+		}
+		(&run{chans: []channel{c}}).noteSizes()
+		return c
+	}
+	for run, want := range []int{3, 3, 1} {
+		c := thread(22)
+		if d := MessageListDepth(c.list); d != want {
+			t.Fatalf("run %d: 22 messages in %d nodes, want %d", run, d, want)
+		}
+		if want == 1 && cap(c.tail) != 22 {
+			t.Fatalf("run %d: the array has %d places, want 22", run, cap(c.tail))
+		}
+	}
+
+	// a list set whole says nothing of the next run's: one the run was
+	// given, or one a RemoveAll left after the run had grown its own
+	adopted := mk()
+	if _, err := adopted.update([]any{NewMessageList(Message{Type: TypeHuman, ID: "a", Content: Text("x")})}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := adopted.update([]any{[]Message{{Type: TypeHuman, ID: fmt.Sprint("b", i), Content: Text("x")}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	(&run{chans: []channel{adopted}}).noteSizes()
+	removed := mk()
+	if _, err := removed.update([]any{[]Message{{Type: TypeHuman, ID: "a", Content: Text("x")}}}); err != nil {
+		t.Fatal(err)
+	}
+	rest := []Message{RemoveMessage(RemoveAllMessages)}
+	for i := range 300 {
+		rest = append(rest, Message{Type: TypeHuman, ID: fmt.Sprintf("r%d", i), Content: Text("x")})
+	}
+	if _, err := removed.update([]any{rest}); err != nil {
+		t.Fatal(err)
+	}
+	(&run{chans: []channel{removed}}).noteSizes()
+	if got := hint.get(); got != 22 {
+		t.Fatalf("after runs whose lists were set whole the hint is %d, want 22", got)
+	}
+
+	// one long run does not size the next one's array; two do, up to
+	// maxChunk
+	thread(3000)
+	if c := thread(2); cap(c.tail) > 22 {
+		t.Fatalf("a run of 2 after one of 3000 took %d places, want at most 22", cap(c.tail))
+	}
+	thread(3000)
+	thread(3000)
+	if got := hint.get(); got != maxChunk {
+		t.Fatalf("after runs of 3000 the hint is %d, want maxChunk (%d)", got, maxChunk)
+	}
+}
+
+// TestForkNodeStandsForTheChannels: a fresh read in place (the prebuilt
+// agent's router) makes a list node over the places the superstep then
+// appends the same writes to, and the channel takes that node instead of
+// making its own (forked). A node of a failed attempt whose caches were
+// filled from its own message (an ID index) does not stand for the
+// retry's. Mutants: commitTail never taking the fork's node (a node
+// more); taking it without bare (the list finds the failed attempt's ID,
+// not the retry's).
+func TestForkNodeStandsForTheChannels(t *testing.T) {
+	msg := func(id string) Message {
+		m := HumanMessage(id)
+		m.ID = id
+		return m
+	}
+	// one array for the thread (the size hint), so the failed
+	// attempt's node is long enough to index its IDs
+	hint := new(sizeHint)
+	hint.note(4 * scanMax)
+	hint.note(4 * scanMax)
+	c := newMessagesChan("messages")
+	c.hint = hint
+	for i := range 2 * scanMax {
+		if _, err := c.update([]any{[]Message{msg(fmt.Sprint("m", i))}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var scratch messagesChan
+	right := []Message{msg("a")}
+	f := c.forkInto(&scratch, true)
+	if _, err := f.update([]any{right}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.update([]any{right}); err != nil {
+		t.Fatal(err)
+	}
+	if c.list.n != f.list.n {
+		t.Fatalf("the channel made a node of its own over the places its fork in place made one over")
+	}
+
+	// a failed attempt appends "lost" in place, and its node indexes
+	// its IDs; the retry puts "won" in the same place
+	var failed messagesChan
+	f = c.forkInto(&failed, true)
+	if _, err := f.update([]any{[]Message{msg("lost")}}); err != nil {
+		t.Fatal(err)
+	}
+	if f.list.Index("lost") < 0 {
+		t.Fatal("the failed attempt's fork does not find its own message")
+	}
+	place := c.place(msg("won"))
+	if _, err := c.update([]any{place}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.list.Index("won"), 2*scanMax+1; got != want {
+		t.Fatalf("Index(won) = %d, want %d", got, want)
+	}
+	if got := c.list.Index("lost"); got != -1 {
+		t.Fatalf("Index(lost) = %d, want -1: the list took the failed attempt's node and its index", got)
+	}
+}
+
+// TestDepthAtLeast: a node does not keep its chain's depth; takeRoom
+// asks whether a chain is at least maxRoomDepth nodes long by walking it.
+// Mutants: counting from 0 (a chain of k nodes is not at least k deep),
+// an empty chain at least 0 deep reported false.
+func TestDepthAtLeast(t *testing.T) {
+	var l MessageList
+	for range 3 {
+		// appends of one message onto a longer node: a node each
+		l = MessageList{n: newListNode(l.n, []Message{HumanMessage("x")})}
+	}
+	for _, tc := range []struct {
+		list   MessageList
+		k      int
+		want   bool
+		reason string
+	}{
+		{MessageList{}, 0, true, "every chain has at least no nodes"},
+		{MessageList{}, 1, false, "the empty list has no node"},
+		{l, 3, true, "three nodes are at least three"},
+		{l, 4, false, "three nodes are not four"},
+		{MessageList{n: l.n.prev}, 2, true, "a chain's prefix is a chain of its own"},
+	} {
+		if got := tc.list.n.depthAtLeast(tc.k); got != tc.want {
+			t.Errorf("depthAtLeast(%d) of %d nodes = %v, want %v (%s)", tc.k, MessageListDepth(tc.list), got, tc.want, tc.reason)
+		}
 	}
 }

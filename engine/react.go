@@ -460,9 +460,11 @@ func (historyCache) validate(msgs MessageList) error {
 	todo := stack[:0]
 	var s historyScan
 	for n := msgs.n; n != nil; n = n.prev {
-		if p, ok := n.hist.Load().(*historyScan); ok {
-			s = *p
-			break
+		if p := n.hist.Load(); p != nil {
+			if h, ok := (*p).(*historyScan); ok {
+				s = *h
+				break
+			}
 		}
 		todo = append(todo, n)
 	}
@@ -477,7 +479,8 @@ func (historyCache) validate(msgs MessageList) error {
 		if remember {
 			kept := s
 			kept.cloned = false
-			t.hist.Store(&kept)
+			var note any = &kept
+			t.hist.Store(&note)
 		}
 	}
 	if !s.complete() {
