@@ -447,10 +447,10 @@ func canJumpTo(m Middleware, k hookKind) []string {
 
 func (a *agent) build() (*Graph, error) {
 	g := NewStateGraph(a.stateSchema()...)
-	g.AddNode("model", a.modelNode)
+	g.AddNode("model", a.modelNode, withRuntime())
 	if a.tools != nil {
 		toolsFn, sendArg := a.tools.graphNode()
-		g.AddNode("tools", toolsFn, sendArg)
+		g.AddNode("tools", toolsFn, sendArg, withRuntime())
 	}
 	beforeAgent, beforeModel := a.withHook(hookBeforeAgent), a.withHook(hookBeforeModel)
 	afterModel, afterAgent := a.withHook(hookAfterModel), a.withHook(hookAfterAgent)

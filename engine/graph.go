@@ -69,6 +69,8 @@ type nodeSpec struct {
 	// lendsInput: the node keeps no reference to its input state once it
 	// returned (see withLentInput)
 	lendsInput bool
+	// asksRuntime: the node reads its Runtime every time (withRuntime)
+	asksRuntime bool
 }
 
 type branchSpec struct {
@@ -270,6 +272,7 @@ type pregelNode struct {
 	retry        []RetryPolicy // nil: the graph's
 	subgraph     *Graph        // the graph this node runs (AddSubgraph)
 	lendsInput   bool          // withLentInput
+	asksRuntime  bool          // withRuntime
 	// idx is the node's position in the graph's nodeOrder; trig holds the
 	// channel numbers of triggers, inRefs the keys of input, singleCh the
 	// channel number of single (-1 without)
@@ -396,6 +399,12 @@ func withSendArg(fn sendArgFunc) NodeOption { return func(n *nodeSpec) { n.sendA
 // fresh read of its task may then fill that map with the fresh state
 // instead of making another (see run.freshState).
 func withLentInput() NodeOption { return func(n *nodeSpec) { n.lendsInput = true } }
+
+// withRuntime says the node reads its Runtime (RuntimeFrom) every time it
+// runs (a ToolNode, which gives it to every tool): its tasks' frames are
+// made with the Runtime in them, where another node's makes it on the
+// first ask (see taskFrame).
+func withRuntime() NodeOption { return func(n *nodeSpec) { n.asksRuntime = true } }
 
 // GraphEdge is an edge of the compiled graph.
 type GraphEdge struct {
@@ -684,7 +693,7 @@ func (g *StateGraph) addNodes(out *Graph, order []string) {
 				input = append(input, f.Name)
 			}
 		}
-		out.nodes[name] = &pregelNode{name: name, triggers: []string{bt}, input: input, fn: spec.fn, sendArg: spec.sendArg, outKeys: allOut, retry: spec.retry, subgraph: spec.subgraph, lendsInput: spec.lendsInput}
+		out.nodes[name] = &pregelNode{name: name, triggers: []string{bt}, input: input, fn: spec.fn, sendArg: spec.sendArg, outKeys: allOut, retry: spec.retry, subgraph: spec.subgraph, lendsInput: spec.lendsInput, asksRuntime: spec.asksRuntime}
 		out.nodeOrder = append(out.nodeOrder, name)
 	}
 	for _, n := range out.nodes {

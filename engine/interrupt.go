@@ -6,23 +6,39 @@ import (
 )
 
 // scratchpad is a task's private bookkeeping: its step window and the
-// resume values for its interrupts (LangGraph's PregelScratchpad).
+// resume values for its interrupts (LangGraph's PregelScratchpad). It is
+// part of every task's frame (see taskFrame): what only an interrupt or a
+// ToolNode's own list uses lies behind a pointer, made when first needed.
 type scratchpad struct {
 	step, stop int
 
-	mu         sync.Mutex
-	interruptN int
-	resume     []any
+	mu      sync.Mutex
+	nullIdx int // the null task's resume write in run.pending, or -1
+	// intr holds the task's interrupt count and resume values (nil: no
+	// resume values and no interrupt yet)
+	intr *interrupts
 	// task is the scratchpad's task; run is where its resume values live,
 	// nil for a task made by UpdateState, which has none
-	run     *run
-	task    *task
-	nullIdx int // the null task's resume write in run.pending, or -1
-	// owned is a message list the task's node made for its output alone
-	// (a ToolNode's answers), which the task may give IDs in place as a
-	// nodeUpdate's: see ownList
-	owned []Message
-	// room, when set, is the array owned lies in (see listRoom)
+	run  *run
+	task *task
+	// own is the message list the task's node made for its output alone
+	// (nil: none), see ownList
+	own *ownedList
+}
+
+// interrupts is a task's count of interrupt calls and the resume values
+// they are matched to, in order.
+type interrupts struct {
+	n      int
+	resume []any
+}
+
+// ownedList is a message list a node made for its output alone (a
+// ToolNode's answers), which the task may give IDs in place as a
+// nodeUpdate's (see ownList), and, when set, room, the array it lies in
+// (see listRoom).
+type ownedList struct {
+	msgs []Message
 	room *listRoom
 }
 
@@ -32,8 +48,9 @@ type scratchpad struct {
 // IDs on the message objects the node returned, in place, too.
 // room, when not nil, is the array with room in front that msgs lies in.
 func (sp *scratchpad) ownList(msgs []Message, room *listRoom) {
+	own := &ownedList{msgs: msgs, room: room}
 	sp.mu.Lock()
-	sp.owned, sp.room = msgs, room
+	sp.own = own
 	sp.mu.Unlock()
 }
 
@@ -52,10 +69,10 @@ func (sp *scratchpad) roomOf(v any) *listRoom {
 	}
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if !sp.room.holds(msgs) {
+	if sp.own == nil || !sp.own.room.holds(msgs) {
 		return nil
 	}
-	return sp.room
+	return sp.own.room
 }
 
 // owns reports whether v is the list ownList named.
@@ -66,7 +83,7 @@ func (sp *scratchpad) owns(v any) bool {
 	}
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	return len(sp.owned) == len(msgs) && &sp.owned[0] == &msgs[0]
+	return sp.own != nil && len(sp.own.msgs) == len(msgs) && &sp.own.msgs[0] == &msgs[0]
 }
 
 // taskNS is the task's namespace, name:id (LangGraph's checkpoint_ns of
@@ -100,17 +117,22 @@ func Interrupt(ctx context.Context, value any) (any, error) {
 		return nil, NewError("RuntimeError", "interrupt() called outside of a graph node")
 	}
 	sp.mu.Lock()
-	idx := sp.interruptN
-	sp.interruptN++
-	if idx < len(sp.resume) {
-		v := sp.resume[idx]
-		sp.recordWrite(write{channel: chResume, value: append([]any(nil), sp.resume...)})
+	in := sp.intr
+	if in == nil {
+		in = &interrupts{}
+		sp.intr = in
+	}
+	idx := in.n
+	in.n++
+	if idx < len(in.resume) {
+		v := in.resume[idx]
+		sp.recordWrite(write{channel: chResume, value: append([]any(nil), in.resume...)})
 		sp.mu.Unlock()
 		return v, nil
 	}
 	if v, ok := sp.nullResume(true); ok {
-		sp.resume = append(sp.resume, v)
-		sp.recordWrite(write{channel: chResume, value: append([]any(nil), sp.resume...)})
+		in.resume = append(in.resume, v)
+		sp.recordWrite(write{channel: chResume, value: append([]any(nil), in.resume...)})
 		sp.mu.Unlock()
 		return v, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -324,6 +325,8 @@ func (g *Graph) newRun(ctx context.Context, cfg Config, outKeys []string, modes 
 	for _, m := range modes {
 		r.modes.add(m)
 	}
+	// a superstep of one task (most) needs no array of its own for these
+	r.tasks, r.taskPool, r.scratchBuf.todo = r.oneTask[0:0:1], r.oneTask[1:1:2], r.oneTask[2:2:3]
 	return r
 }
 
@@ -371,6 +374,9 @@ type run struct {
 	step, stop int
 	tasks      []*task
 	taskPool   []*task // tasks of finished supersteps, for newTask
+	// oneTask holds the first arrays of tasks, taskPool and
+	// scratchBuf.todo, one task each (newRun)
+	oneTask [3]*task
 	// updated marks the channels the last superstep changed; with
 	// updatedKnown unset nothing is known and every node is a candidate
 	updated       []bool
@@ -427,9 +433,10 @@ type task struct {
 	idx   int // push index
 	ord   int // position in the superstep's task list
 	input State
-	// arg is the argument of a Send that is not a state (hasArg): the
-	// input is State{SendArgKey: arg}, made only for a node that reads it
-	// as a State
+	// arg is the argument of a Send that is not a state, or the value of
+	// the one channel a node reads as its whole input (hasArg): the input
+	// is State{SendArgKey: arg}, made only for a node that reads it as a
+	// State
 	arg      any
 	hasArg   bool
 	node     *pregelNode
@@ -461,30 +468,114 @@ type task struct {
 	one *oneMessage
 }
 
-// taskFrame is a task's scratchpad and the context its node runs with
-// (one allocation for both).
+// taskFrame is the context a task's node runs with: the run's context,
+// carrying the task's scratchpad and Runtime (one allocation for all).
+// A frame is made for every task and never reused, since a node's code may
+// keep its context after it returned; nothing in it changes once the task
+// started but what the task's interrupts and owned lists change (under
+// the scratchpad's lock and the run's pendingMu) and rt, set once.
 type taskFrame struct {
-	sp  scratchpad
-	ctx taskContext
+	sp scratchpad
+	// rt is the task's Runtime: made on the first ask (runtime), or the
+	// one in the frame's taskFrameRT for a node that asks every time
+	rt   atomic.Pointer[Runtime]
+	node *pregelNode
+}
+
+// taskFrameRT is the frame of a task whose node reads its Runtime every
+// time it runs (withRuntime): the Runtime is made with the frame, in it.
+// Most nodes never ask, and their frames (80 bytes) are a third of
+// the size this one is (192).
+type taskFrameRT struct {
+	taskFrame
+	rt Runtime
+}
+
+// newRuntime is the Runtime of the frame's task.
+func (f *taskFrame) newRuntime() Runtime {
+	r := f.sp.run
+	return Runtime{
+		Context:        r.cfg.Context,
+		Store:          r.store(),
+		Step:           f.sp.step,
+		RemainingSteps: f.sp.stop - f.sp.step,
+		ThreadID:       r.cfg.ThreadID,
+		Node:           f.node.name,
+		Clock:          r.g.clock,
+		MaxConcurrency: r.cfg.MaxConcurrency,
+		StreamWriter:   r.streamWriter,
+	}
+}
+
+// runtime returns the task's Runtime, making it on the first ask: every
+// caller gets the same one, from any goroutine, at any time (the frame
+// reads only what does not change while the run lasts).
+func (f *taskFrame) runtime() *Runtime {
+	if rt := f.rt.Load(); rt != nil {
+		return rt
+	}
+	rt := new(Runtime)
+	*rt = f.newRuntime()
+	if f.rt.CompareAndSwap(nil, rt) {
+		return rt
+	}
+	return f.rt.Load()
+}
+
+// Deadline is the run's context's.
+func (f *taskFrame) Deadline() (time.Time, bool) { return f.sp.run.ctx.Deadline() }
+
+// Done is the run's context's.
+func (f *taskFrame) Done() <-chan struct{} { return f.sp.run.ctx.Done() }
+
+// Err is the run's context's.
+func (f *taskFrame) Err() error { return f.sp.run.ctx.Err() }
+
+// Value returns the task's Runtime, clock and scratchpad under their keys
+// and asks the run's context for anything else.
+func (f *taskFrame) Value(key any) any {
+	switch key.(type) {
+	case runtimeKey:
+		return f.runtime()
+	case clockKey:
+		// ClockFrom: the Runtime's clock, without making the Runtime
+		if rt := f.rt.Load(); rt != nil {
+			return rt.Clock
+		}
+		return f.sp.run.g.clock
+	case scratchpadKey:
+		return &f.sp
+	}
+	return f.sp.run.ctx.Value(key)
 }
 
 // newTask returns a task of the run's with the given kind, node and
 // position, reusing one of an earlier superstep when the run has one
 // (recycleTasks).
 func (r *run) newTask(kind taskKind, node *pregelNode, name string, ord int) *task {
-	var t *task
-	if k := len(r.taskPool); k > 0 {
-		t, r.taskPool = r.taskPool[k-1], r.taskPool[:k-1]
-		// the rest of the ID arena's chunk goes on to the next task: its
-		// bytes are written once, so the IDs cut from it before stay as
-		// they are (W3: one allocation per 16 IDs, not per ID)
-		ids, one := t.ids, t.one
-		*t = task{ids: ids, one: one}
-	} else {
-		t = new(task)
-	}
+	t := r.spareTask()
 	t.kind, t.node, t.name, t.ord, t.run = kind, node, name, ord, r
 	return t.withBuffers()
+}
+
+// spareTask is a task of the run's pool made blank, or a new one.
+func (r *run) spareTask() *task {
+	k := len(r.taskPool)
+	if k == 0 {
+		return new(task)
+	}
+	var t *task
+	t, r.taskPool = r.taskPool[k-1], r.taskPool[:k-1]
+	// the rest of the ID arena's chunk goes on to the next task: its
+	// bytes are written once, so the IDs cut from it before stay as
+	// they are (W3: one allocation per 16 IDs, not per ID)
+	ids, one := t.ids, t.one
+	// zeroed in place: task{ids: ids, one: one} was built on the stack
+	// and copied over t, twice the stores and a write barrier over all of
+	// it (110 ns a task in W3 with Memory, whose GC is often on)
+	*t = task{}
+	t.ids, t.one = ids, one
+	return t
 }
 
 // recycleTasks gives the tasks of the finished superstep back for the
@@ -751,7 +842,13 @@ func (r *run) first(input any) error {
 		if err != nil {
 			return err
 		}
-		if err := r.applyWrites(append(discard, &task{name: inputName, writes: inWrites}), r.updated); err != nil {
+		// the input's task is one of the pool's, for the first superstep
+		// to take again: applyWrites keeps no reference to it
+		in := r.spareTask()
+		in.name, in.writes = inputName, inWrites
+		err = r.applyWrites(append(discard, in), r.updated)
+		r.taskPool = append(r.taskPool, in)
+		if err != nil {
 			return err
 		}
 		r.updatedKnown = true
@@ -995,7 +1092,8 @@ func (r *run) prepareTasks(forExec bool) ([]*task, error) {
 			if !ok {
 				continue
 			}
-			t.input = State{SendArgKey: v}
+			// State{SendArgKey: v}, made when the node asks for it
+			t.arg, t.hasArg = v, true
 		} else {
 			t.input = r.readState(node.inRefs, nil)
 		}
@@ -1090,7 +1188,14 @@ func managedValue(m Managed, step, stop int) any {
 
 // initScratchpad sets up the task's scratchpad for this superstep.
 func (r *run) initScratchpad(t *task) *scratchpad {
-	t.frame = &taskFrame{sp: scratchpad{step: r.step, stop: r.stop, run: r, task: t, nullIdx: -1}}
+	if t.node.asksRuntime {
+		f := &taskFrameRT{taskFrame: taskFrame{sp: scratchpad{step: r.step, stop: r.stop, run: r, task: t, nullIdx: -1}, node: t.node}}
+		f.rt = f.newRuntime()
+		f.taskFrame.rt.Store(&f.rt)
+		t.frame = &f.taskFrame
+	} else {
+		t.frame = &taskFrame{sp: scratchpad{step: r.step, stop: r.stop, run: r, task: t, nullIdx: -1}, node: t.node}
+	}
 	sp := &t.frame.sp
 	for i, w := range r.pending {
 		if w.TaskID == nullTaskID && w.Channel == chResume {
@@ -1100,17 +1205,21 @@ func (r *run) initScratchpad(t *task) *scratchpad {
 	}
 	for _, w := range r.pending {
 		if w.Channel == chResume && w.TaskID == t.taskID() {
+			sp.intr = &interrupts{}
 			if list, ok := w.Value.([]any); ok {
-				sp.resume = append([]any(nil), list...)
+				sp.intr.resume = append([]any(nil), list...)
 			} else {
-				sp.resume = []any{w.Value}
+				sp.intr.resume = []any{w.Value}
 			}
 			break
 		}
 	}
 	if r.resumeMap != nil {
 		if v, ok := r.resumeMap[hashHex(sp.taskNS())]; ok {
-			sp.resume = append(sp.resume, v)
+			if sp.intr == nil {
+				sp.intr = &interrupts{}
+			}
+			sp.intr.resume = append(sp.intr.resume, v)
 		}
 	}
 	return sp
@@ -1325,26 +1434,6 @@ func (r *run) yieldPart(p StreamPart) {
 	r.yield(p)
 }
 
-// taskContext is a task's context: the run's, carrying the task's Runtime
-// and scratchpad (one allocation where two context.WithValue took three).
-type taskContext struct {
-	context.Context
-	rt Runtime
-	sp *scratchpad
-}
-
-// Value returns the task's Runtime and scratchpad under their keys and
-// asks the run's context for anything else.
-func (c *taskContext) Value(key any) any {
-	switch key.(type) {
-	case runtimeKey:
-		return &c.rt
-	case scratchpadKey:
-		return c.sp
-	}
-	return c.Context.Value(key)
-}
-
 // execTask runs one task, retried under its retry policies.
 func (r *run) execTask(t *task) error {
 	if t.node.retry == nil && r.g.retry == nil {
@@ -1360,18 +1449,7 @@ func (r *run) attemptTask(t *task) (err error) {
 			err = fmt.Errorf("node %q panicked: %v", t.name, p)
 		}
 	}()
-	t.frame.ctx = taskContext{Context: r.ctx, sp: t.scratch, rt: Runtime{
-		Context:        r.cfg.Context,
-		Store:          r.store(),
-		Step:           t.scratch.step,
-		RemainingSteps: t.scratch.stop - t.scratch.step,
-		ThreadID:       r.cfg.ThreadID,
-		Node:           t.name,
-		Clock:          r.g.clock,
-		MaxConcurrency: r.cfg.MaxConcurrency,
-		StreamWriter:   r.streamWriter,
-	}}
-	ctx := &t.frame.ctx
+	ctx := t.frame
 	r.seeNodeInput(t)
 	var out any
 	switch {

@@ -285,6 +285,10 @@ func (a *reactAgent) build() (*Graph, error) {
 		// code (a model selector and a prompt function get it)
 		agentOpts = append(agentOpts, withLentInput())
 	}
+	if a.cfg.ModelSelector != nil {
+		// the selector gets the Runtime on every call
+		agentOpts = append(agentOpts, withRuntime())
+	}
 	if a.cfg.PreModelHook != nil {
 		in := append(append([]Field(nil), schema...), ValueField("llm_input_messages"))
 		agentOpts = append(agentOpts, WithInput(in...))
@@ -315,7 +319,7 @@ func (a *reactAgent) build() (*Graph, error) {
 		return g.Compile(a.compileOptions())
 	}
 	toolsFn, sendArg := a.tools.graphNode()
-	g.AddNode("tools", toolsFn, sendArg)
+	g.AddNode("tools", toolsFn, sendArg, withRuntime())
 	var agentPaths []string
 	postPaths := []string{entry, "tools"}
 	if a.cfg.PostModelHook != nil {

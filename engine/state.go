@@ -160,7 +160,9 @@ type Command struct {
 
 // Runtime is what a node or tool can reach besides the state: the run's
 // context, the store, a writer for custom stream output, and step
-// information.
+// information. It is read only (LangGraph's Runtime is a frozen
+// dataclass): a task's one Runtime is shared by everything that asks for
+// it, its retries included.
 type Runtime struct {
 	// Context is the run's runtime context (LangGraph's context_schema
 	// value), set in Config.Context.
@@ -185,18 +187,24 @@ type Runtime struct {
 type runtimeKey struct{}
 
 // RuntimeFrom returns the Runtime of the task running in ctx, or nil
-// outside a task.
+// outside a task. Every call with one task's context returns the same
+// Runtime, from any goroutine, also after the node returned (a goroutine
+// it started may keep its context); retries of the task share it.
 func RuntimeFrom(ctx context.Context) *Runtime {
 	rt, _ := ctx.Value(runtimeKey{}).(*Runtime)
 	return rt
 }
 
+// clockKey asks a task's context for its Runtime's clock without making
+// the Runtime (see taskFrame.Value).
+type clockKey struct{}
+
 // ClockFrom returns the clock of the run ctx belongs to (Runtime.Clock),
 // or the system clock outside a run: what retry backoff and emulated
 // latency wait on, so a fake clock makes them instant.
 func ClockFrom(ctx context.Context) Clock {
-	if rt := RuntimeFrom(ctx); rt != nil && rt.Clock != nil {
-		return rt.Clock
+	if c, ok := ctx.Value(clockKey{}).(Clock); ok && c != nil {
+		return c
 	}
 	return SystemClock{}
 }

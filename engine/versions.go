@@ -31,7 +31,11 @@ type versions struct {
 }
 
 // newVersions returns an empty table for g.
-func newVersions(g *Graph) *versions { return newVersionsSized(len(g.chanNames), len(g.nodeList)+1) }
+func newVersions(g *Graph) *versions { return newVersionsSized(len(g.chanNames), g.seenRows()) }
+
+// seenRows is the number of rows of g's versions tables: one per node and
+// the "__interrupt__" entry.
+func (g *Graph) seenRows() int { return len(g.nodeList) + 1 }
 
 // newVersionsSized returns an empty table of nCh channels and rows rows.
 func newVersionsSized(nCh, rows int) *versions {

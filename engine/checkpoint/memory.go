@@ -64,24 +64,169 @@ type thread struct {
 	// another, made a few at a time (nextID)
 	idBlock string
 	idFirst uint64
+	// chans names the channels of the records' inline writes
+	// (saved.wch), up to 256 (chanBuf holds the first few)
+	chans   []string
+	chanBuf [4]string
 }
 
-// saved is one stored checkpoint: its ID, the checkpoint a caller put (cp)
-// or the snapshot a run put (snap), its metadata and parent, and its
-// pending writes by task in the order each task first wrote.
+// chanCode returns the number of channel ch in t.chans, added when
+// missing, and false when the table is full.
+func (t *thread) chanCode(ch string) (uint8, bool) {
+	for i, c := range t.chans {
+		if c == ch {
+			return uint8(i), true
+		}
+	}
+	if len(t.chans) == 256 {
+		return 0, false
+	}
+	if t.chans == nil {
+		t.chans = t.chanBuf[:0]
+	}
+	t.chans = append(t.chans, ch)
+	return uint8(len(t.chans) - 1), true
+}
+
+// saved is one stored checkpoint: its ID, the snapshot a run put (snap)
+// or the checkpoint a caller put (more.cp), its metadata and parent, and
+// its pending writes by task in the order each task first wrote. A thread
+// keeps one per superstep of each run, so what only a few need is behind
+// more, and the channels of its inline writes are numbers in a table of
+// the thread's: 112 bytes (it was 232).
 type saved struct {
-	id     string
-	cp     *engine.Checkpoint
-	snap   *engine.CheckpointSnapshot
-	meta   engine.CheckpointMetadata
-	parent string
+	id   string
+	snap *engine.CheckpointSnapshot
+	// parent is the record of the parent when the thread held it at the
+	// put (records live as long as their thread), more.parent names it
+	// otherwise
+	parent *saved
+	// parents is the metadata's Parents, step its Step (more.step when
+	// src has stepInMore), src its Source (a source code, or more.source)
+	parents map[string]string
 	// children counts the checkpoints put under this one
 	children int
-	writes   []taskWrites
-	// most checkpoints get the writes of one task, and most tasks write
-	// one or two channels: they are kept here, in the record
-	writesBuf [1]taskWrites
-	inline    [2]slotWrite
+	step     int32
+	src      uint8
+	// inline is 1 + the number of writes in w when the checkpoint's
+	// writes are those of one call of PutWrites, by task, of at most two
+	// writes in slots of their own: most checkpoints get the writes of
+	// one task, and most tasks write one or two channels. 0 when the
+	// writes are more.writes (or none). Write i of w is to channel
+	// thread.chans[wch[i]], in slot engine.WriteSlot(channel, i).
+	inline uint8
+	wch    [2]uint8
+	more   *savedMore
+	task   string
+	w      [2]any
+}
+
+// savedMore is the part of a stored checkpoint few have.
+type savedMore struct {
+	// cp is the checkpoint a caller put (Put), when snap is nil
+	cp *engine.Checkpoint
+	// source is the metadata's Source when it has no source code
+	source string
+	// parent is the parent's ID when the thread did not hold it at the
+	// put
+	parent string
+	// step is the metadata's Step when it does not fit saved.step
+	step int
+	// writes are the checkpoint's writes by task, unless they are
+	// inline
+	writes []taskWrites
+}
+
+// The codes of the metadata sources a run puts, in saved.src.
+const (
+	srcEmpty = iota
+	srcInput
+	srcLoop
+	srcUpdate
+	srcFork
+	srcOther // more.source
+	// stepInMore, in saved.src, says the step is more.step
+	stepInMore = 0x80
+)
+
+var sourceNames = [...]string{srcEmpty: "", srcInput: "input", srcLoop: "loop", srcUpdate: "update", srcFork: "fork"}
+
+// setCheckpoint makes s the record of checkpoint cp or snap with meta,
+// put under parent (p, or the ID parent when the thread does not hold
+// it), keeping its ID, children and writes.
+func (s *saved) setCheckpoint(cp *engine.Checkpoint, snap *engine.CheckpointSnapshot, meta engine.CheckpointMetadata, p *saved, parent string) {
+	s.snap, s.parent, s.step, s.parents = snap, p, int32(meta.Step), meta.Parents
+	switch meta.Source {
+	case "loop":
+		s.src = srcLoop
+	case "input":
+		s.src = srcInput
+	case "update":
+		s.src = srcUpdate
+	case "fork":
+		s.src = srcFork
+	case "":
+		s.src = srcEmpty
+	default:
+		s.src = srcOther
+	}
+	if s.more != nil {
+		s.more.cp, s.more.source, s.more.parent, s.more.step = nil, "", "", 0
+	}
+	bigStep := int(s.step) != meta.Step
+	orphan := p == nil && parent != ""
+	if cp != nil || s.src == srcOther || bigStep || orphan {
+		if s.more == nil {
+			s.more = &savedMore{}
+		}
+		s.more.cp = cp
+		if s.src == srcOther {
+			s.more.source = meta.Source
+		}
+		if bigStep {
+			s.more.step = meta.Step
+			s.src |= stepInMore
+		}
+		if orphan {
+			s.more.parent = parent
+		}
+	}
+}
+
+// parentID returns the ID of the checkpoint s was put under, "" for none.
+func (s *saved) parentID() string {
+	if s.parent != nil {
+		return s.parent.id
+	}
+	if s.more != nil {
+		return s.more.parent
+	}
+	return ""
+}
+
+// cp returns the checkpoint a caller put, nil for a snapshot.
+func (s *saved) cp() *engine.Checkpoint {
+	if s.more == nil {
+		return nil
+	}
+	return s.more.cp
+}
+
+// source returns the metadata's Source.
+func (s *saved) source() string {
+	if code := s.src &^ stepInMore; code != srcOther {
+		return sourceNames[code]
+	}
+	return s.more.source
+}
+
+// meta returns the metadata, its Parents map shared.
+func (s *saved) meta() engine.CheckpointMetadata {
+	step := int(s.step)
+	if s.src&stepInMore != 0 {
+		step = s.more.step
+	}
+	return engine.CheckpointMetadata{Source: s.source(), Step: step, Parents: s.parents}
 }
 
 type taskWrites struct {
@@ -120,7 +265,7 @@ func (m *Memory) Put(_ context.Context, cfg engine.CheckpointConfig, cp *engine.
 	// maps as they are, in a struct of its own so the ID it gives is not
 	// written into cp
 	own := *cp
-	return m.put(cfg, saved{id: cp.ID, cp: &own, meta: meta, parent: cfg.CheckpointID})
+	return m.put(cfg, cp.ID, &own, nil, meta)
 }
 
 // PutSnapshot stores a run's checkpoint as the snapshot it is
@@ -133,12 +278,14 @@ func (m *Memory) PutSnapshot(_ context.Context, cfg engine.CheckpointConfig, sna
 	if snap == nil {
 		return engine.CheckpointConfig{}, fmt.Errorf("put checkpoint in thread %q: checkpoint is nil", cfg.ThreadID)
 	}
-	return m.put(cfg, saved{snap: snap, meta: meta, parent: cfg.CheckpointID})
+	return m.put(cfg, "", nil, snap, meta)
 }
 
-// put stores rec in cfg's thread under the ID rec.id, or the thread's
-// next one when it is empty.
-func (m *Memory) put(cfg engine.CheckpointConfig, rec saved) (engine.CheckpointConfig, error) {
+// put stores checkpoint cp or snap with meta in cfg's thread, as a child
+// of cfg.CheckpointID, under the ID id, or the thread's next one when it
+// is empty. The record is filled where it lives: a record made and then
+// copied there cost a sixth of put.
+func (m *Memory) put(cfg engine.CheckpointConfig, id string, cp *engine.Checkpoint, snap *engine.CheckpointSnapshot, meta engine.CheckpointMetadata) (engine.CheckpointConfig, error) {
 	key := threadKey{cfg.ThreadID, cfg.CheckpointNS}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -147,7 +294,7 @@ func (m *Memory) put(cfg engine.CheckpointConfig, rec saved) (engine.CheckpointC
 		t = m.thread(key)
 	}
 	if !cfg.Fork {
-		if err := t.checkTip(key, cfg.CheckpointID, rec.id); err != nil {
+		if err := t.checkTip(key, cfg.CheckpointID, id); err != nil {
 			return engine.CheckpointConfig{}, err
 		}
 	}
@@ -155,12 +302,10 @@ func (m *Memory) put(cfg engine.CheckpointConfig, rec saved) (engine.CheckpointC
 		return engine.CheckpointConfig{}, fmt.Errorf("put checkpoint in thread %q: the thread has taken %d checkpoints, the most IDs can count", cfg.ThreadID, t.puts)
 	}
 	t.puts++
-	id := rec.id
 	if id == "" {
 		id = t.nextID(key, t.puts)
-		rec.id = id
-		if rec.cp != nil {
-			rec.cp.ID = id
+		if cp != nil {
+			cp.ID = id
 		}
 	}
 	var s *saved
@@ -170,11 +315,14 @@ func (m *Memory) put(cfg engine.CheckpointConfig, rec saved) (engine.CheckpointC
 		// slab's record is never freed alone); its children and writes
 		// belong to the checkpoint's ID, not to one put of it
 		s = t.saves[i]
-		*t.childrenOf(s.parent)--
-		s.cp, s.snap, s.meta, s.parent = rec.cp, rec.snap, rec.meta, rec.parent
+		if s.parent != nil {
+			s.parent.children--
+		} else {
+			*t.childrenOf(s.parentID())--
+		}
 	} else {
 		s = t.newSaved()
-		*s = rec
+		s.id = id
 		if i == len(t.saves) {
 			t.saves = append(t.saves, s)
 		} else {
@@ -188,7 +336,16 @@ func (m *Memory) put(cfg engine.CheckpointConfig, rec saved) (engine.CheckpointC
 			delete(t.orphans, id)
 		}
 	}
-	*t.childrenOf(cfg.CheckpointID)++
+	var p *saved
+	if parent := cfg.CheckpointID; parent != "" {
+		p = t.get(parent)
+	}
+	s.setCheckpoint(cp, snap, meta, p, cfg.CheckpointID)
+	if p != nil {
+		p.children++
+	} else {
+		*t.childrenOf(cfg.CheckpointID)++
+	}
 	return engine.CheckpointConfig{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: id}, nil
 }
 
@@ -289,7 +446,7 @@ func (t *thread) childrenOf(parent string) *int {
 func (t *thread) checkTip(key threadKey, parent, self string) error {
 	n := *t.childrenOf(parent)
 	if self != "" {
-		if s := t.get(self); s != nil && s.parent == parent {
+		if s := t.get(self); s != nil && s.parentID() == parent {
 			n--
 		}
 	}
@@ -298,7 +455,7 @@ func (t *thread) checkTip(key threadKey, parent, self string) error {
 	}
 	conflict := &engine.CheckpointConflictError{ThreadID: key.id, Namespace: key.ns, Expected: parent, Head: t.saves[len(t.saves)-1].id}
 	for _, s := range t.saves {
-		if s.id != self && s.parent == parent {
+		if s.id != self && s.parentID() == parent {
 			conflict.Child = s.id
 			break
 		}
@@ -321,11 +478,12 @@ func checkpointID(key threadKey, n uint64) string {
 // thread made once per thread: a superstep used to hash it and format the
 // whole ID with fmt.
 func (t *thread) checkpointID(key threadKey, n uint64) string {
-	return string(t.appendCheckpointID(make([]byte, 0, 36), key, n))
+	id := t.idText(key, n)
+	return string(id[:])
 }
 
-// appendCheckpointID appends t.checkpointID(key, n) to buf.
-func (t *thread) appendCheckpointID(buf []byte, key threadKey, n uint64) []byte {
+// idText is the text of t.checkpointID(key, n).
+func (t *thread) idText(key threadKey, n uint64) [36]byte {
 	if !t.hasTail {
 		t.idTail, t.hasTail = idTail(key), true
 	}
@@ -342,7 +500,7 @@ func (t *thread) appendCheckpointID(buf []byte, key threadKey, n uint64) []byte 
 	}
 	id[8] = '-'
 	copy(id[13:], t.idTail[:])
-	return append(buf, id[:]...)
+	return id
 }
 
 // idTail is "-6aaa-bbbb-cccccccccccc" of checkpointID(key, 0), without
@@ -382,11 +540,14 @@ func (t *thread) nextID(key threadKey, n uint64) string {
 	if n == 1 {
 		k = max(k, uint64(t.first))
 	}
-	buf := make([]byte, 0, k*36)
+	// written where the string is: a []byte made into one was copied
+	var block strings.Builder
+	block.Grow(int(k) * 36)
 	for i := range k {
-		buf = t.appendCheckpointID(buf, key, n+i)
+		id := t.idText(key, n+i)
+		block.Write(id[:])
 	}
-	t.idBlock, t.idFirst = string(buf), n
+	t.idBlock, t.idFirst = block.String(), n
 	return t.idBlock[:36]
 }
 
@@ -442,7 +603,7 @@ func (m *Memory) List(_ context.Context, cfg engine.CheckpointConfig, opts engin
 		if opts.Before != "" && s.id >= opts.Before {
 			continue
 		}
-		if opts.Source != "" && s.meta.Source != opts.Source {
+		if opts.Source != "" && s.source() != opts.Source {
 			continue
 		}
 		out = append(out, t.tuple(key, s))
@@ -474,22 +635,37 @@ func (m *Memory) PutWrites(_ context.Context, cfg engine.CheckpointConfig, write
 	if s == nil {
 		return fmt.Errorf("put writes of task %q in thread %q: no checkpoint %q", taskID, cfg.ThreadID, cfg.CheckpointID)
 	}
+	if s.inline == 0 && (s.more == nil || s.more.writes == nil) && len(writes) <= 2 &&
+		(len(writes) < 2 || engine.WriteSlot(writes[0].Channel, 0) != engine.WriteSlot(writes[1].Channel, 1)) {
+		// the checkpoint's first writes, in slots of their own
+		var codes [2]uint8
+		fits := true
+		for i, w := range writes {
+			var ok bool
+			codes[i], ok = t.chanCode(w.Channel)
+			fits = fits && ok
+		}
+		if fits {
+			s.task, s.inline, s.wch = taskID, uint8(1+len(writes)), codes
+			for i, w := range writes {
+				s.w[i] = w.Value
+			}
+			return nil
+		}
+	}
+	all := t.spill(s)
 	pos := -1
-	for i := range s.writes {
-		if s.writes[i].task == taskID {
+	for i := range all {
+		if all[i].task == taskID {
 			pos = i
 		}
 	}
 	if pos < 0 {
-		tw := taskWrites{task: taskID}
-		if s.writes == nil {
-			s.writes = s.writesBuf[:0]
-			tw.writes = s.inline[:0]
-		}
-		s.writes = append(s.writes, tw)
-		pos = len(s.writes) - 1
+		all = append(all, taskWrites{task: taskID})
+		s.more.writes = all
+		pos = len(all) - 1
 	}
-	tw := &s.writes[pos]
+	tw := &all[pos]
 	for i, w := range writes {
 		slot := engine.WriteSlot(w.Channel, i)
 		found := -1
@@ -512,6 +688,25 @@ func (m *Memory) PutWrites(_ context.Context, cfg engine.CheckpointConfig, write
 		}
 	}
 	return nil
+}
+
+// spill moves the inline writes of checkpoint s, if any, to more.writes
+// and returns those: the writes of a second call of PutWrites, or of one
+// of more than two writes.
+func (t *thread) spill(s *saved) []taskWrites {
+	if s.more == nil {
+		s.more = &savedMore{}
+	}
+	if s.inline > 0 {
+		tw := taskWrites{task: s.task, writes: make([]slotWrite, 0, max(int(s.inline-1), 2))}
+		for i, v := range s.w[:s.inline-1] {
+			ch := t.chans[s.wch[i]]
+			tw.writes = append(tw.writes, slotWrite{channel: ch, value: v, slot: engine.WriteSlot(ch, i)})
+		}
+		s.more.writes = append(s.more.writes, tw)
+		s.task, s.inline, s.w = "", 0, [2]any{}
+	}
+	return s.more.writes
 }
 
 // Threads returns the IDs of the threads that have checkpoints (in any
@@ -556,17 +751,26 @@ func (t *thread) tuple(key threadKey, s *saved) *engine.CheckpointTuple {
 		cp = s.snap.Checkpoint()
 		cp.ID = s.id
 	} else {
-		cp = copyCheckpoint(s.cp)
+		cp = copyCheckpoint(s.cp())
 	}
 	tup := &engine.CheckpointTuple{
 		Config:     engine.CheckpointConfig{ThreadID: key.id, CheckpointNS: key.ns, CheckpointID: s.id},
 		Checkpoint: cp,
-		Metadata:   copyMetadata(s.meta),
+		Metadata:   copyMetadata(s.meta()),
 	}
-	if s.parent != "" {
-		tup.ParentConfig = &engine.CheckpointConfig{ThreadID: key.id, CheckpointNS: key.ns, CheckpointID: s.parent}
+	if parent := s.parentID(); parent != "" {
+		tup.ParentConfig = &engine.CheckpointConfig{ThreadID: key.id, CheckpointNS: key.ns, CheckpointID: parent}
 	}
-	for _, tw := range s.writes {
+	if s.inline > 0 {
+		for i, v := range s.w[:s.inline-1] {
+			tup.PendingWrites = append(tup.PendingWrites, engine.PendingWrite{TaskID: s.task, Channel: t.chans[s.wch[i]], Value: v})
+		}
+		return tup
+	}
+	if s.more == nil {
+		return tup
+	}
+	for _, tw := range s.more.writes {
 		for _, w := range tw.writes {
 			tup.PendingWrites = append(tup.PendingWrites, engine.PendingWrite{TaskID: tw.task, Channel: w.channel, Value: w.value})
 		}
