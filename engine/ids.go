@@ -745,8 +745,8 @@ func (t *task) mintInPlace(msgs []Message) {
 	}
 	if sp := t.scratch; all && sp != nil {
 		sp.mu.Lock()
-		if sp.room.holds(msgs) {
-			sp.room.minted = true
+		if own := sp.own; own != nil && own.room.holds(msgs) {
+			own.room.minted = true
 		}
 		sp.mu.Unlock()
 	}
