@@ -141,6 +141,11 @@ type listRoom struct {
 	// taken says a channel took the list: a list written to two channels
 	// is in one of them only
 	taken bool
+	// minted says the task gave every message of the list its ID, in
+	// order, in one pass (task.mintInPlace), none of them a removal: the
+	// IDs are the task's next len(full) IDs, so a channel checks the
+	// first and the last for all of them (mintState.freshRun)
+	minted bool
 }
 
 // make returns a list of n messages, which r describes from then on.
@@ -376,6 +381,11 @@ func (c *messagesChan) update(values []any) (bool, error) {
 // add is add_messages of right into the channel (see AddMessages). The
 // channel changes only when it succeeds.
 func (c *messagesChan) add(right []Message) error {
+	if c.takeRoom(right) {
+		// every message of right has an ID the run made up, new to the
+		// list: none is a removal, none needs an ID
+		return nil
+	}
 	right = withIDs(right, "right", c.len())
 	for i := len(right) - 1; i >= 0; i-- {
 		if m := right[i]; m.Type == TypeRemove && m.ID == RemoveAllMessages {
@@ -385,9 +395,6 @@ func (c *messagesChan) add(right []Message) error {
 			c.prefix = 0
 			return nil
 		}
-	}
-	if c.takeRoom(right) {
-		return nil
 	}
 	c.nextChunk(right)
 	nb := c.base.Len()
@@ -657,6 +664,9 @@ func rebuild(l MessageList, replaced map[int]Message, tail []Message, remove map
 // takeRoom appends right as a node of the channel's list, without
 // copying it, when right is the update's room (see listRoom) and every
 // message of it has an ID the run made up and no message of the list has.
+// A room whose task minted every ID (listRoom.minted) is checked by its
+// first and last IDs (freshRun); another, message by message: W2's graph
+// parsed 1,024 IDs after its calls had all returned.
 func (c *messagesChan) takeRoom(right []Message) bool {
 	r := c.room
 	if r == nil || r.taken || c.mint == nil || !r.holds(right) || c.list.n.depthAtLeast(maxRoomDepth) {
@@ -664,11 +674,13 @@ func (c *messagesChan) takeRoom(right []Message) bool {
 		// next one by copying (the add's merges keep its chain short)
 		return false
 	}
-	max := c.mint.max
-	for k := range right {
-		if !c.mint.fresh(&right[k]) {
-			c.mint.max = max
-			return false
+	if !r.minted || !c.mint.freshRun(right) {
+		max := c.mint.max
+		for k := range right {
+			if !c.mint.fresh(&right[k]) {
+				c.mint.max = max
+				return false
+			}
 		}
 	}
 	r.taken = true
@@ -789,6 +801,31 @@ func (s *mintState) fresh(m *Message) bool {
 		return true
 	}
 	return false
+}
+
+// freshRun is fresh for every message of msgs, whose IDs are the next
+// len(msgs) IDs a task made up, given in order (listRoom.minted): a task's
+// message IDs are fast IDs of consecutive packed integers (its counter in
+// the low bits) while its counter is below 2^20, and hashed ones after
+// that. So when the first parses above max and the last parses as the
+// first plus len(msgs)-1, every one between is a fast ID above max and
+// below the last, and no two are alike: each is fresh, and max becomes
+// the last's. It reports false, and notes nothing, otherwise.
+func (s *mintState) freshRun(msgs []Message) bool {
+	n := len(msgs)
+	if s == nil || n == 0 {
+		return false
+	}
+	p, ok := parseFastMessageID(s.key, msgs[0].ID)
+	if !ok || p <= s.max {
+		return false
+	}
+	q, ok := parseFastMessageID(s.key, msgs[n-1].ID)
+	if !ok || q-p != uint64(n-1) {
+		return false
+	}
+	s.max = q
+	return true
 }
 
 // see notes the IDs of msgs, added to the list without fresh.

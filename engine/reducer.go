@@ -55,6 +55,11 @@ func (AddMessagesReducer) normalizeWrite(v any, ids idSource, inPlace bool) (any
 	_, isList := v.([]Message)
 	var out []Message
 	if inPlace && isList {
+		if t, ok := ids.(*task); ok {
+			// a task's own list: its IDs in place, noted in its room
+			t.mintInPlace(msgs)
+			return v, nil
+		}
 		out = msgs
 	}
 	for i, m := range msgs {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/agenteval/agenteval/engine/value"
 )
@@ -358,16 +359,18 @@ func (n *ToolNode) invokeRoom(ctx context.Context, input any, inGraph bool, room
 	} else {
 		msgs = make([]Message, len(calls))
 	}
-	cmds := make([]*Command, len(calls))
-	errs := make([]error, len(calls))
 	// with a cap, a call not yet started when the run is cancelled does
 	// not start (it used to wait for a semaphore slot or the context)
 	capped := limit > 0 && limit < len(calls)
+	if len(calls) > 1 && n.opts.Wrap == nil {
+		cmds, errs := n.runPrepared(ctx, calls, states, kind, rt, limit, capped, msgs)
+		return n.collect(msgs, cmds, errs, kind, inGraph)
+	}
+	cmds := make([]*Command, len(calls))
+	errs := make([]error, len(calls))
 	switch {
 	case len(calls) == 1:
 		msgs[0], cmds[0], errs[0] = n.runOne(ctx, calls[0], states.at(0), kind, rt)
-	case n.opts.Wrap == nil:
-		n.runPrepared(ctx, calls, states, kind, rt, limit, capped, msgs, cmds, errs)
 	default:
 		fanOut(len(calls), limit, func(i int) {
 			if capped && ctx.Err() != nil {
@@ -390,12 +393,16 @@ func (n *ToolNode) invokeRoom(ctx context.Context, input any, inGraph bool, room
 // when the tools' schemas have the fast path: one allocation of 128
 // bytes per call was 12% of W1's CPU, and as many again in the GC's
 // sweeping of their spans.
-func (n *ToolNode) runPrepared(ctx context.Context, calls []ToolCall, states callStates, kind inputKind, rt *Runtime, limit int, capped bool, msgs []Message, cmds []*Command, errs []error) {
-	b := &callBatch{n: n, ctx: ctx, calls: calls, states: states, kind: kind, rt: rt, capped: capped, msgs: msgs, cmds: cmds, errs: errs}
+func (n *ToolNode) runPrepared(ctx context.Context, calls []ToolCall, states callStates, kind inputKind, rt *Runtime, limit int, capped bool, msgs []Message) (cmds []*Command, errs []error) {
+	b := &callBatch{n: n, ctx: ctx, calls: calls, states: states, kind: kind, rt: rt, capped: capped, msgs: msgs}
 	if n.argsCap > 0 {
 		b.args = value.NewObjects(len(calls), n.argsCap)
 	}
 	fanOut(len(calls), limit, b.run)
+	if o := b.outs.Load(); o != nil {
+		return o.cmds, o.errs
+	}
+	return nil, nil
 }
 
 // callBatch is what runPrepared's workers share: the calls, how to run
@@ -411,8 +418,33 @@ type callBatch struct {
 	// args, when set, holds the validated arguments of call i at i
 	args []Object
 	msgs []Message
+	// outs holds the calls' commands and errors, made when the first
+	// call answers with one (see outcome)
+	outs atomic.Pointer[callOutcomes]
+}
+
+// callOutcomes holds a batch's commands and errors, call i's at i.
+type callOutcomes struct {
 	cmds []*Command
 	errs []error
+}
+
+// outcome records call i's command or error, one of them set, making
+// the batch's slots for them when they are the first: a batch whose calls
+// all answer with a tool message (W2's 1,024) makes none, where two
+// slices of them were 24 kB of the 700 that W2's graph allocates per
+// invocation, and every byte of them brings the next GC cycle nearer,
+// which then runs while the calls wait (see callBatch.settled for why
+// the slots are written only then).
+func (b *callBatch) outcome(i int, cmd *Command, err error) {
+	o := b.outs.Load()
+	if o == nil {
+		o = &callOutcomes{cmds: make([]*Command, len(b.calls)), errs: make([]error, len(b.calls))}
+		if !b.outs.CompareAndSwap(nil, o) {
+			o = b.outs.Load()
+		}
+	}
+	o.cmds[i], o.errs[i] = cmd, err
 }
 
 // run runs call i as runCall does. While a tool runs, run's is the only
@@ -429,7 +461,7 @@ type callBatch struct {
 // time it took to start W2's calls (TestToolCallsKeepStartingStacks).
 func (b *callBatch) run(i int) {
 	if b.capped && b.ctx.Err() != nil {
-		b.errs[i] = b.ctx.Err()
+		b.outcome(i, nil, b.ctx.Err())
 		return
 	}
 	args, j := b.prepare(i)
@@ -484,7 +516,9 @@ func (b *callBatch) prepare(i int) (*Object, int) {
 			return vargs, j
 		}
 	}
-	b.cmds[i], b.errs[i] = n.runGeneral(b.ctx, call, b.states.at(i), b.kind, b.rt, &b.msgs[i])
+	if cmd, err := n.runGeneral(b.ctx, call, b.states.at(i), b.kind, b.rt, &b.msgs[i]); cmd != nil || err != nil {
+		b.outcome(i, cmd, err)
+	}
 	return nil, -1
 }
 
@@ -506,7 +540,7 @@ func (b *callBatch) finish(i, j int, result any, err error) {
 // lines from each other.
 func (b *callBatch) settled(i int, def *ToolDef, result any, err error) {
 	if cmd, err := b.n.settle(&b.msgs[i], &b.calls[i], def, result, err, b.kind); cmd != nil || err != nil {
-		b.cmds[i], b.errs[i] = cmd, err
+		b.outcome(i, cmd, err)
 	}
 }
 

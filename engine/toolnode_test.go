@@ -95,6 +95,68 @@ func TestToolNodeRunsCallsInParallel(t *testing.T) {
 	}
 }
 
+// TestToolNodeKeepsAnswersMadeAtOnce: calls that all answer with a
+// Command (or fail) at the same moment, released together from a
+// barrier, each keep theirs in call order. The slots for commands and
+// errors are made by the first call that needs them, while the others
+// may be making them too: a call whose slots were not the ones the batch
+// kept loses its answer, which then reads as a plain tool message (or as
+// no error). (Slots stored without a compare-and-swap fail it in some
+// runs.)
+func TestToolNodeKeepsAnswersMadeAtOnce(t *testing.T) {
+	const n = 64
+	// rounds: the calls meet in the making of the slots in some of them
+	for round := range 40 {
+		fail := round%4 == 3
+		var started atomic.Int32
+		release := make(chan struct{})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // safety net against a deadlock, never reached when correct
+		barrier := cityTool("barrier", func(ctx context.Context, inv engine.ToolInvocation) (any, error) {
+			if started.Add(1) == n {
+				close(release)
+			}
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			i := argI(inv)
+			if fail {
+				if i < n-1 {
+					return "ok", nil
+				}
+				return nil, fmt.Errorf("call %d failed", i)
+			}
+			return &engine.Command{Update: engine.State{"n": i, "messages": []engine.Message{
+				engine.ToolMessage(engine.Text("ok"), "barrier", inv.Call.ID)}}}, nil
+		})
+		tn, err := engine.NewToolNode([]engine.Tool{barrier}, engine.ToolNodeOptions{HandleToolErrors: engine.ToolErrors{Disabled: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := tn.Invoke(ctx, engine.State{"messages": []engine.Message{engine.AIMessage("", callsOf("barrier", n)...)}})
+		cancel()
+		if fail {
+			if err == nil || err.Error() != fmt.Sprintf("call %d failed", n-1) {
+				t.Fatalf("the one failing call gave error %v", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := out.([]any)
+		if !ok || len(got) != n {
+			t.Fatalf("got %T of %d, want %d commands", out, len(got), n)
+		}
+		for i, x := range got {
+			if c, ok := x.(*engine.Command); !ok || c.Update["n"] != i {
+				t.Errorf("answer %d = %#v, want its command", i, x)
+			}
+		}
+	}
+}
+
 // TestToolNodeOrderUnderReverseCompletion: each call finishes only after
 // the next one did, so they finish last to first; the messages still come
 // in call order.

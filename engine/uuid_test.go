@@ -44,3 +44,30 @@ func TestPropUUIDFromHashMatchesReference(t *testing.T) {
 		}
 	})
 }
+
+// TestPropFormatUUIDMatchesHexEncode: formatUUID writes the bytes given
+// as hex.Encode would, dashes between, with the version and variant bits
+// set, for bytes drawn from every pair of nibbles around the digit and
+// letter edges (0, 9, a, f). A digit made with the wrong offset, or
+// digits in the wrong order within a word, fails it.
+func TestPropFormatUUIDMatchesHexEncode(t *testing.T) {
+	nibbles := []byte{0, 1, 9, 10, 11, 15}
+	rapid.Check(t, func(t *rapid.T) {
+		var sum [16]byte
+		for i := range sum {
+			if rapid.Bool().Draw(t, "edge") {
+				sum[i] = rapid.SampledFrom(nibbles).Draw(t, "hi")<<4 | rapid.SampledFrom(nibbles).Draw(t, "lo")
+			} else {
+				sum[i] = rapid.Byte().Draw(t, "byte")
+			}
+		}
+		ref := sum
+		ref[6] = (ref[6] & 0x0f) | 0x80
+		ref[8] = (ref[8] & 0x3f) | 0x80
+		x := hex.EncodeToString(ref[:])
+		want := x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
+		if got := formatUUID(&sum); got != want {
+			t.Fatalf("formatUUID(%x) = %s, want %s", ref, got, want)
+		}
+	})
+}
