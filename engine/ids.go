@@ -724,32 +724,22 @@ func (r *run) messageID(t *task, n int) string {
 	return r.msgIDs.uuid((*[16]byte)(sum[:16]))
 }
 
-// mintInPlace gives the messages of msgs without an ID their IDs in
-// place, the task's next IDs in order, as normalizeWrite gives a list's:
-// msgs is a list the task's node made for its output alone (see
-// scratchpad.ownList). When it gave every message its ID, none of them a
-// removal, and msgs is the task's room, it says so in the room
-// (listRoom.minted). The caller holds t.mu.
-func (t *task) mintInPlace(msgs []Message) {
-	all := len(msgs) > 0
-	for i := range msgs {
-		m := &msgs[i]
-		if m.ID != "" {
-			all = false
-			continue
-		}
-		if m.Type == TypeRemove {
-			all = false
-		}
-		m.ID = t.nextID()
+// noteMinted says in the task's room, when msgs is that room's list,
+// that the task gave every message of it its next ID in order, none of
+// them a removal (normalizeWrite): the channel then checks the list by
+// its first and last IDs (mintState.freshRun). msgs is a list the task's
+// node made for its output alone (see scratchpad.ownList). The caller
+// holds t.mu.
+func (t *task) noteMinted(msgs []Message) {
+	sp := t.scratch
+	if sp == nil {
+		return
 	}
-	if sp := t.scratch; all && sp != nil {
-		sp.mu.Lock()
-		if own := sp.own; own != nil && own.room.holds(msgs) {
-			own.room.minted = true
-		}
-		sp.mu.Unlock()
+	sp.mu.Lock()
+	if own := sp.own; own != nil && own.room.holds(msgs) {
+		own.room.minted = true
 	}
+	sp.mu.Unlock()
 }
 
 // nodeSeed is the SHA-256 state after a list's messages up to the end of

@@ -55,12 +55,24 @@ func (AddMessagesReducer) normalizeWrite(v any, ids idSource, inPlace bool) (any
 	_, isList := v.([]Message)
 	var out []Message
 	if inPlace && isList {
-		if t, ok := ids.(*task); ok {
-			// a task's own list: its IDs in place, noted in its room
-			t.mintInPlace(msgs)
-			return v, nil
+		// a node's own list: its IDs in place, in order; a task notes in
+		// its room that it gave every one (see task.noteMinted)
+		all := len(msgs) > 0
+		for i := range msgs {
+			m := &msgs[i]
+			if m.ID != "" {
+				all = false
+				continue
+			}
+			if m.Type == TypeRemove {
+				all = false
+			}
+			m.ID = ids.nextID()
 		}
-		out = msgs
+		if t, ok := ids.(*task); ok && all {
+			t.noteMinted(msgs)
+		}
+		return v, nil
 	}
 	for i, m := range msgs {
 		if m.ID == "" {
