@@ -538,10 +538,8 @@ func (f *taskFrame) Value(key any) any {
 	case runtimeKey:
 		return f.runtime()
 	case clockKey:
-		// ClockFrom: the Runtime's clock, without making the Runtime
-		if rt := f.rt.Load(); rt != nil {
-			return rt.Clock
-		}
+		// ClockFrom: the Runtime's clock (the graph's), without making
+		// the Runtime
 		return f.sp.run.g.clock
 	case scratchpadKey:
 		return &f.sp
