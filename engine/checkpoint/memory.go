@@ -156,19 +156,12 @@ var sourceNames = [...]string{srcEmpty: "", srcInput: "input", srcLoop: "loop", 
 // it), keeping its ID, children and writes.
 func (s *saved) setCheckpoint(cp *engine.Checkpoint, snap *engine.CheckpointSnapshot, meta engine.CheckpointMetadata, p *saved, parent string) {
 	s.snap, s.parent, s.step, s.parents = snap, p, int32(meta.Step), meta.Parents
-	switch meta.Source {
-	case "loop":
-		s.src = srcLoop
-	case "input":
-		s.src = srcInput
-	case "update":
-		s.src = srcUpdate
-	case "fork":
-		s.src = srcFork
-	case "":
-		s.src = srcEmpty
-	default:
-		s.src = srcOther
+	s.src = srcOther
+	for code, name := range sourceNames {
+		if name == meta.Source {
+			s.src = uint8(code)
+			break
+		}
 	}
 	if s.more != nil {
 		s.more.cp, s.more.source, s.more.parent, s.more.step = nil, "", "", 0
