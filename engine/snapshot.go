@@ -332,22 +332,11 @@ func (r *run) snapshot() *CheckpointSnapshot {
 	s.g = g
 	nums[0] = byte(width)
 	nums = nums[1:]
-	if width == 1 {
-		// most runs: versions and prefixes below 128
-		i := 0
-		for _, part := range [][]int64{w.cur, w.seen, state} {
-			for _, x := range part {
-				nums[i] = byte(x)
-				i++
-			}
-		}
-	} else {
-		i := 0
-		for _, part := range [][]int64{w.cur, w.seen, state} {
-			for _, x := range part {
-				putNum(nums[i:], width, x)
-				i += width
-			}
+	i := 0
+	for _, part := range [][]int64{w.cur, w.seen, state} {
+		for _, x := range part {
+			putNum(nums[i:], width, x)
+			i += width
 		}
 	}
 	bits := nums[width*count:]
