@@ -403,6 +403,20 @@ func (u *oneMessage) update() nodeUpdate {
 	return nodeUpdate{key: u.key, value: boxMessages(&u.list), owned: true}
 }
 
+// update is the message's write as a nodeUpdate.
+func (u *placedMessage) update() nodeUpdate {
+	return nodeUpdate{key: *u.key, value: boxMessages(&u.list), owned: true}
+}
+
+// emitMessage emits the write of the one-message list *list under key,
+// boxed in place, when key is one of keys (a oneMessage's or a
+// placedMessage's, without boxing a nodeUpdate).
+func emitMessage(w writeTarget, keys map[string]bool, key string, list *[]Message) {
+	if keys[key] {
+		w.emit(write{channel: key, value: boxMessages(list), owned: true})
+	}
+}
+
 // sendArgFunc is a node that takes a Send's argument as it is, where a
 // NodeFunc gets it in a State under SendArgKey.
 type sendArgFunc func(ctx context.Context, arg any) (any, error)
@@ -932,14 +946,10 @@ func emitUpdates(output any, keys map[string]bool, w writeTarget) error {
 		}
 		return nil
 	case *oneMessage:
-		if keys[t.key] {
-			w.emit(write{channel: t.key, value: boxMessages(&t.list), owned: true})
-		}
+		emitMessage(w, keys, t.key, &t.list)
 		return nil
 	case *placedMessage:
-		if keys[*t.key] {
-			w.emit(write{channel: *t.key, value: boxMessages(&t.list), owned: true})
-		}
+		emitMessage(w, keys, *t.key, &t.list)
 		return nil
 	case State:
 		m = t
@@ -991,7 +1001,7 @@ func updatesOf(output any, keys map[string]bool) ([]write, error) {
 	case *oneMessage:
 		return updatesOf(t.update(), keys)
 	case *placedMessage:
-		return updatesOf(nodeUpdate{key: *t.key, value: boxMessages(&t.list), owned: true}, keys)
+		return updatesOf(t.update(), keys)
 	case State:
 		return mapWrites(t), nil
 	case map[string]any:
