@@ -119,17 +119,7 @@ func TestMintedRoomMergesAsAddMessages(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			copy(plan, tc.plan)
-			got, err := room.Invoke(ctx, input, engine.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := own.Invoke(ctx, input, engine.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(plainValues(got.Values), plainValues(want.Values)) {
-				t.Fatalf("%s\nwith the node's list taken:\n%v\nmerged message by message:\n%v", tc.reason, renderValues(got.Values), renderValues(want.Values))
-			}
+			checkMergedAlike(t, room, own, input, tc.reason)
 		})
 	}
 }
@@ -159,16 +149,27 @@ func TestPropMintedRoomMergesAsAddMessages(t *testing.T) {
 				plan[i] = msgs[0].ID
 			}
 		}
-		got, err := room.Invoke(ctx, input, engine.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := own.Invoke(ctx, input, engine.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(plainValues(got.Values), plainValues(want.Values)) {
-			t.Fatalf("plan %q\nwith the node's list taken:\n%v\nmerged message by message:\n%v", plan, renderValues(got.Values), renderValues(want.Values))
-		}
+		checkMergedAlike(t, room, own, input, fmt.Sprintf("plan %q", plan))
 	})
+}
+
+// checkMergedAlike runs input through both graphs of mintRoomGraphs and
+// fails, saying why (what), when the state the room graph ends with is
+// not the one merging message by message gives.
+func checkMergedAlike(t interface {
+	Fatal(...any)
+	Fatalf(string, ...any)
+}, room, own *engine.Graph, input engine.State, what string) {
+	ctx := context.Background()
+	got, err := room.Invoke(ctx, input, engine.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := own.Invoke(ctx, input, engine.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(plainValues(got.Values), plainValues(want.Values)) {
+		t.Fatalf("%s\nwith the node's list taken:\n%v\nmerged message by message:\n%v", what, renderValues(got.Values), renderValues(want.Values))
+	}
 }
