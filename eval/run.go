@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -289,6 +290,13 @@ func runTrial(ctx context.Context, j trialJob, hopts harness.Options) evalreport
 	}
 	res := harness.RunScenario(ctx, s, hopts)
 	t := evalreport.Trial{Index: j.index, Status: res.Status, Final: res.Final, Usage: res.Usage, Cassette: res.Cassette}
+	if res.Cassette != "" {
+		// the trial just replayed or recorded it: hashing it tells
+		// copies apart (Cell.EffectiveN); one it cannot read has no hash
+		if data, err := os.ReadFile(res.Cassette); err == nil {
+			t.CassetteSHA256 = fmt.Sprintf("%x", sha256.Sum256(data))
+		}
+	}
 	if res.Timing != nil {
 		t.Timing = &evalreport.TrialTiming{WallMS: res.Timing.WallMS}
 	}
