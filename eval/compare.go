@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-
 	"github.com/agenteval/agenteval/report"
 	"github.com/agenteval/agenteval/stats"
 )

@@ -80,7 +80,7 @@ func fixture() *Report {
 					Scores: []ScoreDelta{{Name: "final", Base: 1, New: 1.0 / 3, Delta: -2.0 / 3, P: 0.1}, {Name: "forecast checked", Grader: "trajectory_score", Base: 1, New: 1.0 / 3, Delta: -2.0 / 3, P: 0.1},
 						{Name: "graders[1] (judge)", Grader: "judge", Base: 1, New: 0.5, Delta: -0.5, P: 0.08}}},
 			},
-			Overall: []OverallDelta{{Variant: "terse", Cells: 2, Base: 1, New: 0.67, Delta: -0.33, Lo: -0.8, Hi: 0.3, P: 0.6, Q: 1, Test: "cmh", MDE: 0.9}},
+			Overall:      []OverallDelta{{Variant: "terse", Cells: 2, Base: 1, New: 0.67, Delta: -0.33, Lo: -0.8, Hi: 0.3, P: 0.6, Q: 1, Test: "cmh", MDE: 0.9}},
 			Multiplicity: &Multiplicity{Tests: 9, Uncorrected: 2, Flagged: 1, Method: "benjamini-hochberg"},
 		}},
 		Thresholds: []ThresholdResult{
