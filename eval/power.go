@@ -40,6 +40,10 @@ func WritePlan(w io.Writer, f *File, base, effect float64) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "plan: %s runs %d trials per cell: its minimum detectable change from %.2f is %.2f; copies of a deterministic agent's trials count once\n", f.EvalName(), have, base, mde)
+	found := fmt.Sprintf("%.2f", mde)
+	if mde >= 1 {
+		found = "none (no change within [0, 1] is found 80% of the time)"
+	}
+	_, err = fmt.Fprintf(w, "plan: %s runs %d trials per cell: its minimum detectable change from %.2f is %s; copies of a deterministic agent's trials count once\n", f.EvalName(), have, base, found)
 	return err
 }

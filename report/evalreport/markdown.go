@@ -89,7 +89,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		b.WriteString("| variant vs control | Δ macro pass rate | p | q | MDE | cost |\n|---|---|---|---|---|---|\n")
 		for _, c := range r.Comparisons {
 			for _, o := range c.Overall {
-				fmt.Fprintf(&b, "| %s vs %s | %s | %.3f (%s) | %.3f | %.2f | %s |\n", mdEscape(c.New), mdEscape(c.Base), rateChange(o.Delta, o.Lo, o.Hi, o.Significant), o.P, o.Test, o.Q, o.MDE, change(o.CostUSD))
+				fmt.Fprintf(&b, "| %s vs %s | %s | %.3f (%s) | %.3f | %s | %s |\n", mdEscape(c.New), mdEscape(c.Base), rateChange(o.Delta, o.Lo, o.Hi, o.Significant), o.P, o.Test, o.Q, mdeText(o.MDE), change(o.CostUSD))
 			}
 		}
 		if m := r.Comparisons[0].Multiplicity; m != nil {

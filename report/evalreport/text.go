@@ -333,12 +333,12 @@ func writeComparison(b *strings.Builder, c Comparison, note bool) {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tnot tested\t\t\t\t%s\t%s%s\n", d.ID, d.Variant, sideText(r.BasePassed, r.BaseN, r.BaseErrored), sideText(r.NewPassed, r.NewN, r.NewErrored), change(d.CostUSD), change(d.Tokens), lat)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\tq=%.3f\t%.2f\t%s\t%s%s\n", d.ID, d.Variant, sideText(r.BasePassed, r.BaseN, r.BaseErrored), sideText(r.NewPassed, r.NewN, r.NewErrored),
-			rateChange(r.Delta, r.Lo, r.Hi, r.Significant), pval(r.P, r.Test), r.Q, r.MDE, change(d.CostUSD), change(d.Tokens), lat)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\tq=%.3f\t%s\t%s\t%s%s\n", d.ID, d.Variant, sideText(r.BasePassed, r.BaseN, r.BaseErrored), sideText(r.NewPassed, r.NewN, r.NewErrored),
+			rateChange(r.Delta, r.Lo, r.Hi, r.Significant), pval(r.P, r.Test), r.Q, mdeText(r.MDE), change(d.CostUSD), change(d.Tokens), lat)
 	}
 	for _, o := range c.Overall {
-		fmt.Fprintf(tw, "overall (%d)\t%s\t%.2f\t%.2f\t%s\t%s\tq=%.3f\t%.2f\t%s\n", o.Cells, o.Variant, o.Base, o.New,
-			rateChange(o.Delta, o.Lo, o.Hi, o.Significant), pval(o.P, o.Test), o.Q, o.MDE, change(o.CostUSD))
+		fmt.Fprintf(tw, "overall (%d)\t%s\t%.2f\t%.2f\t%s\t%s\tq=%.3f\t%s\t%s\n", o.Cells, o.Variant, o.Base, o.New,
+			rateChange(o.Delta, o.Lo, o.Hi, o.Significant), pval(o.P, o.Test), o.Q, mdeText(o.MDE), change(o.CostUSD))
 	}
 	tw.Flush()
 	if m := c.Multiplicity; m != nil {
@@ -404,9 +404,24 @@ func rateChange(d, lo, hi float64, sig bool) string {
 
 func pval(p float64, test string) string { return fmt.Sprintf("p=%.3f %s", p, test) }
 
+// mdeText is a minimum detectable effect, "none" when no change within
+// [0, 1] is found 80% of the time at these trials.
+func mdeText(m float64) string {
+	if m >= 1 {
+		return "none"
+	}
+	return fmt.Sprintf("%.2f", m)
+}
+
 // sideText is one side's effective passes, with the errored trials left
 // out.
 func sideText(passed, n, errored int) string {
+	if n == 0 {
+		if errored > 0 {
+			return fmt.Sprintf("%d errored", errored)
+		}
+		return "not run"
+	}
 	s := fmt.Sprintf("%d/%d", passed, n)
 	if errored > 0 {
 		s += fmt.Sprintf(" +%de", errored)
@@ -419,6 +434,9 @@ func sideText(passed, n, errored int) string {
 // side has no known value.
 func change(m MedianDelta) string {
 	if m.Untested {
+		if m.Unknown == 0 {
+			return "not tested"
+		}
 		return fmt.Sprintf("unknown (%d)", m.Unknown)
 	}
 	if !m.Significant {
