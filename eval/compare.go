@@ -35,8 +35,13 @@ func compareVariants(r *evalreport.Report, base, cur string) evalreport.Comparis
 
 // Compare compares report cur with report base: each cell (scenario, case
 // and variant) both have, and each variant overall. baseName and curName
-// label the sides.
+// label the sides. It first recomputes both reports' statistics from
+// their trials (Recompute), so that a baseline written by an older
+// version (without effective n, say) is compared by today's rules, never
+// by fields it lacks.
 func Compare(base, cur *evalreport.Report, baseName, curName string) evalreport.Comparison {
+	Recompute(base)
+	Recompute(cur)
 	ptrs := func(r *evalreport.Report) []*evalreport.Cell {
 		out := make([]*evalreport.Cell, len(r.Cells))
 		for i := range r.Cells {

@@ -124,6 +124,19 @@ func TestIssue30Bugs(t *testing.T) {
 			}
 			return ""
 		}},
+		{"a baseline without effective n (an older report) is recomputed, not compared as 'not tested'", func() string {
+			base := reportOf(cell("s1", "a", 10, 10, 0), cell("s2", "a", 10, 10, 0))
+			for i := range base.Cells {
+				base.Cells[i].EffectiveN, base.Cells[i].EffectivePassed = 0, 0
+			}
+			cur := reportOf(cell("s1", "a", 0, 10, 0), cell("s2", "a", 0, 10, 0))
+			th, _ := ParseThreshold("pass_rate:delta>=-0.05")
+			res, err := Check(Compare(base, cur, "old.json", "new.json"), []Threshold{th})
+			if err != nil || len(res) != 1 || res[0].Pass {
+				return "a drop 1.0 → 0.0 against an old baseline held"
+			}
+			return ""
+		}},
 		{"multiplicity: the comparisons state their tests and what BH left flagged", func() string {
 			r := twoVariants(false, cell("s", "a", 10, 10, 0.01), cell("s", "b", 3, 10, 0.02))
 			m := r.Comparisons[0].Multiplicity
