@@ -1,8 +1,10 @@
 package serve_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+	"testing"
 	"unicode"
 )
 
@@ -458,4 +460,51 @@ func (p *tsParser) primary() (any, error) {
 		return p.s.ref(p.ns, t)
 	}
 	return nil, fmt.Errorf("unexpected token %q in %q", t, strings.Join(p.toks, " "))
+}
+
+// TestTSSchemas pins the conversion rules on small declarations, each a
+// construct the SDK's types use (or one they must not slip past).
+func TestTSSchemas(t *testing.T) {
+	t.Parallel()
+	src := `import * as API from './x';
+/** a doc comment with a 'quote' and a } brace */
+export class Client { method() { return ` + "`a ${b} // not a comment`" + `; } }
+export interface Block {
+  id: string;
+  caller: Caller | null;
+  text?: string | null;
+  input: unknown;
+  tags: Array<'a' | 'b'>;
+  list: Item[];
+  [k: string]: unknown;
+}
+export interface Caller { type: 'direct'; }
+export type Item = API.Caller | (string & {});
+export namespace Event { export interface Delta { stop: Reason | null; } }
+export type Reason = 'end_turn' | 'tool_use';
+export interface Bad { f: Map<string, number>; }
+`
+	s, err := newTSSchemas(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := s.Doc("Block", "Event.Delta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(doc["$defs"])
+	want := `{"Block":{"properties":{"caller":{"anyOf":[{"$ref":"#/$defs/Caller"},{"type":"null"}]},"id":{"type":"string"},"input":{},"list":{"items":{"$ref":"#/$defs/Item"},"type":"array"},"tags":{"items":{"anyOf":[{"const":"a"},{"const":"b"}]},"type":"array"},"text":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["id","caller","input","tags","list"],"type":"object"},` +
+		`"Caller":{"properties":{"type":{"const":"direct"}},"required":["type"],"type":"object"},` +
+		`"Event.Delta":{"properties":{"stop":{"anyOf":[{"$ref":"#/$defs/Reason"},{"type":"null"}]}},"required":["stop"],"type":"object"},` +
+		`"Item":{"anyOf":[{"$ref":"#/$defs/Caller"},{"type":"string"}]},` +
+		`"Reason":{"anyOf":[{"const":"end_turn"},{"const":"tool_use"}]}}`
+	if string(got) != want {
+		t.Errorf("schemas:\n%s\nwant\n%s", got, want)
+	}
+	if _, err := s.Doc("Bad"); err == nil || !strings.Contains(err.Error(), "generic type Map") {
+		t.Errorf("Doc(Bad) = %v, want the unknown generic named", err)
+	}
+	if _, err := s.Doc("Missing"); err == nil {
+		t.Errorf("Doc(Missing) = nil error, want an unknown type")
+	}
 }
