@@ -277,8 +277,9 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req *Request
 // withCallIDs gives every tool call of answer n that has no id the id
 // "call_<n>_<i>" (Chat Completions, Responses) or "toolu_<n>_<i>"
 // (Messages), i its 0-based place in the answer: every protocol requires
-// an id, and the client needs it to send the call's result back. The
-// calls are copied, not changed in place, when one needs an id.
+// an id, and the client needs it to send the call's result back. A
+// Turn's call marked NoID keeps none, but on Responses. The calls are
+// copied, not changed in place, when one needs an id.
 func withCallIDs(calls []ToolCall, p Protocol, n int) []ToolCall {
 	prefix := "call_"
 	if p == Messages {
@@ -286,7 +287,7 @@ func withCallIDs(calls []ToolCall, p Protocol, n int) []ToolCall {
 	}
 	var out []ToolCall
 	for i, c := range calls {
-		if c.ID != "" {
+		if c.ID != "" || c.NoID && p != OpenAIResponses {
 			continue
 		}
 		if out == nil {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/agenteval/agenteval/serve"
 )
 
 // TestSpecCheckFindsPlantedFaults plants, in answers serve produced,
@@ -261,4 +263,26 @@ func writeSSE(evs []sseEvent) []byte {
 		b.WriteString("data: " + ev.data + "\n\n")
 	}
 	return b.Bytes()
+}
+
+// TestNoIDIsOffSpec: a Turn's call marked NoID (an Ollama-style server's
+// answer, for testing clients) goes out without an id on Chat Completions
+// and Messages, which the spec check rejects; Responses still gets one.
+func TestNoIDIsOffSpec(t *testing.T) {
+	t.Parallel()
+	sp, err := loadSpecs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range specProtocols {
+		srv, err := serve.New(serve.Options{Source: serve.NewTurns(serve.Turn{ToolCalls: []serve.ToolCall{{Name: "f", Args: `{}`, NoID: true}}})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path, reqBody, h := specRequest(p, false, "")
+		bad := sp.check(post(srv, "POST", path, reqBody, h))
+		if offSpec := p != serve.OpenAIResponses; offSpec != (len(bad) > 0) {
+			t.Errorf("%s: findings %v, want them only where the call has no id", p, bad)
+		}
+	}
 }
