@@ -441,7 +441,9 @@
 //     ≥ 0) and max_cost (number ≥ 0, US dollars): limits on the run.
 //     Model calls include those of summarizers, selectors and tool
 //     emulators; tool calls are those the tool node answered (run,
-//     emulated, or turned into an error message), not retried runs;
+//     emulated, or turned into an error message), not retried runs
+//     (for a kind: go agent, whose graph is its own, the tool messages
+//     any of its nodes added: a Turn agent's are its node "agent"'s);
 //     steps are supersteps; tokens are total tokens; cost uses
 //     Options.Prices.
 //   - error: the run must fail: type (the Python exception kind,
