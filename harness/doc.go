@@ -71,7 +71,12 @@
 //     loaded together may not share a name.
 //   - description (string): what the scenario checks, for reports.
 //   - tags (list of strings): select scenarios (--tag) and group reports.
-//   - skip (string): skip the scenario, giving this reason.
+//   - skip (string): skip the scenario, giving this reason. A scenario
+//     with a {{name}} placeholder (letters, digits and underscores,
+//     spaces around it allowed) in any string value is a template
+//     (Scenario.Placeholders): an eval's dataset fills it case by case
+//     (package eval), and run skips it, naming its first placeholder and
+//     where it is, rather than run it with the placeholder as text.
 //   - timeout (duration, "30s", "2m"): how long the scenario may run; default
 //     Options.Timeout (agenteval run --timeout), none unless set. Past it
 //     the run is canceled and the scenario is an error that names the
@@ -227,10 +232,17 @@
 // forward to the provider and record it. With a provider model the server
 // serves that model only: a request naming another gets the provider's
 // "model not found" answer and fails the "requests accepted" invariant. The program gets the process's
-// environment without any OPENAI_* or ANTHROPIC_* variable, then
+// environment without any OPENAI_* or ANTHROPIC_* variable (nor the
+// AGENTEVAL_* variables below, so a stale one never leaks in), then
 // OPENAI_BASE_URL (the server's URL with /v1), ANTHROPIC_BASE_URL (without),
-// OPENAI_API_KEY and ANTHROPIC_API_KEY (a dummy key, DummyAPIKey) and
-// AGENTEVAL_SCENARIO (the scenario's name), then env.
+// OPENAI_API_KEY and ANTHROPIC_API_KEY (a dummy key, DummyAPIKey),
+// AGENTEVAL_SCENARIO (the scenario's name), AGENTEVAL_MODEL (the model
+// name to ask the server for: "gpt-4.1-mini" for "openai:gpt-4.1-mini",
+// "scripted" for the scripted model, which answers to any name) and
+// AGENTEVAL_VARIANT (the eval variant the run is a trial of,
+// Options.Variant; set and empty in a plain run), then env. In an eval
+// (package eval) a variant's model and env reach the program this way:
+// its env is merged over the scenario's, key by key.
 //
 // Turns are fed on standard input, one JSON object per line, and the
 // program answers each on standard output with one JSON object per line,
