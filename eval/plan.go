@@ -1,12 +1,15 @@
 package eval
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agenteval/agenteval/report/evalreport"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agenteval/agenteval/report/evalreport"
 
 	"github.com/agenteval/agenteval/engine"
 	"github.com/agenteval/agenteval/harness"
@@ -17,6 +20,8 @@ import (
 type Plan struct {
 	File  *File
 	cells []*planCell
+	// warnings are the variants' warnings, by variant index (Warnings).
+	warnings map[int]string
 }
 
 // planCell is one scenario (case) under one variant, ready to run.
@@ -56,9 +61,16 @@ func Prepare(f *File) (*Plan, error) {
 	if err := unusedOverrides(f, used); err != nil {
 		errs = append(errs, err)
 	}
+	if err := unknownScenarioThresholds(f, selected); err != nil {
+		errs = append(errs, err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	if err := p.unreachedFields(); err != nil {
+		return nil, err
+	}
+	p.sameAsControl()
 	slices.SortStableFunc(p.cells, func(a, b *planCell) int {
 		if c := strings.Compare(a.id, b.id); c != 0 {
 			return c
@@ -137,6 +149,19 @@ func (p *Plan) addCells(f *File, s *harness.Scenario, cases []Case, hasDataset b
 		s *harness.Scenario
 	}
 	var errs []error
+	if !hasDataset && len(s.Placeholders) > 0 {
+		ph := s.Placeholders[0]
+		return []error{fmt.Errorf("%s:%d:%d: %s: scenario %s is a template ({{%s}}) and no dataset of %s fills it: add datasets: [{scenario: %s, rows: [...]}], or leave it out (scenarios, tags)",
+			s.File, ph.Pos.Line, ph.Pos.Col, ph.Field, s.Name, ph.Name, f.Path, s.Name)}
+	}
+	for vi := range f.Variants {
+		if ps := kindProblems(f, vi, s); len(ps) > 0 {
+			errs = append(errs, &LoadError{Problems: ps})
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
 	instances := []instance{{s: s}}
 	if hasDataset {
 		instances = instances[:0]
@@ -235,6 +260,12 @@ func applyVariant(f *File, vi int, s *harness.Scenario, used map[string]bool) (*
 		}
 		c.Agent.Prompt = *v.Prompt
 	}
+	if len(v.Env) > 0 {
+		env := make(map[string]string, len(c.Agent.Env)+len(v.Env))
+		maps.Copy(env, c.Agent.Env)
+		maps.Copy(env, v.Env)
+		c.Agent.Env = env
+	}
 	if v.Model != "" {
 		c.Agent.Model = v.Model
 		if v.Model == "scripted" {
@@ -320,6 +351,7 @@ func (v *Variant) overrides() []string {
 	add(len(v.Tools) > 0, "tools")
 	add(len(v.Middleware) > 0, "middleware")
 	add(v.Stochastic != nil, "stochastic")
+	add(len(v.Env) > 0, "env")
 	return out
 }
 
@@ -341,4 +373,200 @@ func usesScenarioModel(s *harness.Scenario) bool {
 		return true
 	}
 	return slices.ContainsFunc(s.Agent.Nodes, func(n harness.Node) bool { return n.Model == "" })
+}
+
+// kindProblems are the fields of variant vi that cannot reach scenario s's
+// agent kind: a command agent's program builds its agent itself (its
+// prompt, tools, middleware, model parameters and recursion limit are
+// its own), and only a program has an environment.
+func kindProblems(f *File, vi int, s *harness.Scenario) []Problem {
+	v := &f.Variants[vi]
+	field := joinIndex("variants", vi)
+	var out []Problem
+	add := func(key, format string, args ...any) {
+		at := f.Pos(field + "." + key)
+		out = append(out, Problem{File: f.Path, Line: at.Line, Col: at.Col, Field: field + "." + key, Message: fmt.Sprintf(format, args...)})
+	}
+	if s.Agent.Kind == "command" {
+		for _, x := range []struct {
+			key, what string
+			set       bool
+		}{
+			{"prompt", "prompt", v.Prompt != nil},
+			{"params", "model parameters", v.Params != nil},
+			{"recursion_limit", "recursion limit", v.RecursionLimit > 0},
+			{"tools", "tools", len(v.Tools) > 0},
+			{"middleware", "middleware", len(v.Middleware) > 0},
+		} {
+			if x.set {
+				add(x.key, "scenario %s runs a command agent, whose program builds its agent itself: a variant's %s cannot reach it; pass it through the variant's env (env: {NAME: value}) and read it in the program", s.Name, x.what)
+			}
+		}
+	} else if len(v.Env) > 0 {
+		add("env", "scenario %s runs a %s agent, not a program: env is for agent.kind command", s.Name, cmpOr(s.Agent.Kind, "react"))
+	}
+	model := cmpOr(v.Model, s.Agent.Model)
+	if v.BaseURL != "" && (model == "" || model == "scripted") && v.Stochastic == nil {
+		add("base_url", "scenario %s has a scripted model under this variant, which calls no provider: a base_url reaches nothing; give the variant a provider model (model: openai-compatible:NAME)", s.Name)
+	}
+	return out
+}
+
+// reachesModel says whether a cell's agent model reads what a variant
+// sets for it (its prompt, model parameters, tool descriptions): a
+// provider model does, a scripted one answers from its script whatever
+// they say. A Go agent's code gets them too (GoAgentEnv) and may read
+// them, so it counts as reaching.
+func reachesModel(s *harness.Scenario) bool {
+	if s.Agent.Kind == "go" {
+		return true
+	}
+	if m := s.Agent.Model; m != "" && m != "scripted" {
+		return true
+	}
+	return slices.ContainsFunc(s.Agent.Nodes, func(n harness.Node) bool { return n.Model != "" && n.Model != "scripted" && !isNamedScript(s, n.Model) })
+}
+
+// isNamedScript says whether a model name is one of the scenario's named
+// scripted models.
+func isNamedScript(s *harness.Scenario, name string) bool {
+	_, ok := s.Models[name]
+	return ok
+}
+
+// unreachedFields are the variants' prompt, params and tool descriptions
+// that no cell of theirs passes to a model that reads them: a variant
+// that sets one cannot differ from the control by it, which is an error
+// (an option that cannot apply), as an unused tool override is.
+func (p *Plan) unreachedFields() error {
+	f := p.File
+	var out []Problem
+	for vi := range f.Variants {
+		v := &f.Variants[vi]
+		reached := false
+		for _, c := range p.cells {
+			if c.variantIndex == vi && reachesModel(c.s) {
+				reached = true
+				break
+			}
+		}
+		if reached {
+			continue
+		}
+		field := joinIndex("variants", vi)
+		add := func(key, what string) {
+			at := f.Pos(field + "." + key)
+			out = append(out, Problem{File: f.Path, Line: at.Line, Col: at.Col, Field: field + "." + key,
+				Message: fmt.Sprintf("every scenario variant %s runs has a scripted model, which answers from its script whatever %s says: the variant cannot differ from the control by it; give the variant a provider model (model: provider:name) or a script of its own", v.Name, what)})
+		}
+		if v.Prompt != nil {
+			add("prompt", "the prompt")
+		}
+		if v.Params != nil {
+			add("params", "a model parameter")
+		}
+		for j, t := range v.Tools {
+			if t.Description != nil {
+				add(joinIndex("tools", j)+".description", "a tool description")
+			}
+		}
+	}
+	if len(out) > 0 {
+		return &LoadError{Problems: out}
+	}
+	return nil
+}
+
+// sameAsControl finds the variants whose every cell runs exactly what the
+// control's runs (the scenario as applied, the model parameters and the
+// stochastic model alike): their trials sample the same agent, which is
+// worth a warning, not an error, since an A/A comparison of a provider
+// model measures the noise between two runs on purpose.
+func (p *Plan) sameAsControl() {
+	f := p.File
+	control := slices.IndexFunc(f.Variants, func(v Variant) bool { return v.Name == f.ControlName() })
+	if control < 0 || len(f.Variants) < 2 {
+		return
+	}
+	key := func(c *planCell) string {
+		b, _ := json.Marshal(struct {
+			S          *harness.Scenario
+			Params     *Value
+			Stochastic *Stochastic
+		}{c.s, c.variant.Params, c.variant.Stochastic})
+		return string(b)
+	}
+	controlKey := map[string]string{}
+	for _, c := range p.cells {
+		if c.variantIndex == control {
+			controlKey[c.id] = key(c)
+		}
+	}
+	same := make([]bool, len(f.Variants))
+	for vi := range same {
+		same[vi] = vi != control
+	}
+	for _, c := range p.cells {
+		if same[c.variantIndex] && key(c) != controlKey[c.id] {
+			same[c.variantIndex] = false
+		}
+	}
+	for vi, v := range f.Variants {
+		if !same[vi] {
+			continue
+		}
+		why := "its trials sample the same agent as the control's: it can differ from the control only by chance"
+		if slices.ContainsFunc(p.cells, func(c *planCell) bool { return c.variantIndex == vi && c.s.Agent.Kind == "command" }) {
+			why += " (or by a program that reads AGENTEVAL_VARIANT)"
+		}
+		at := f.Pos(joinIndex("variants", vi))
+		if p.warnings == nil {
+			p.warnings = map[int]string{}
+		}
+		p.warnings[vi] = fmt.Sprintf("%s:%d:%d: variants[%d]: variant %s runs every scenario as the control %s does: %s", f.Path, at.Line, at.Col, vi, v.Name, f.ControlName(), why)
+	}
+}
+
+// Warnings are what Prepare found worth saying before a run that is not
+// an error: the variants that cannot differ from the control but by
+// chance, in file order, each as "file:line:col: field: message". The
+// report carries each on its variant (evalreport.VariantInfo.Warning).
+func (p *Plan) Warnings() []string {
+	var out []string
+	for vi := range p.File.Variants {
+		if w, ok := p.warnings[vi]; ok {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// unknownScenarioThresholds reports the scenario_thresholds keys that name
+// no selected scenario: a misspelt name is a gate that never fires.
+func unknownScenarioThresholds(f *File, selected []*harness.Scenario) error {
+	names := make([]string, len(selected))
+	for i, s := range selected {
+		names[i] = s.Name
+	}
+	var out []Problem
+	for _, k := range slices.Sorted(maps.Keys(f.ScenarioThresholds)) {
+		if slices.Contains(names, k) {
+			continue
+		}
+		field := "scenario_thresholds." + k
+		at, ok := f.keyPos[field]
+		if !ok {
+			at = f.Pos("scenario_thresholds")
+		}
+		msg := fmt.Sprintf("no selected scenario is named %q", k)
+		if m := closest(k, names); m != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", m)
+		}
+		out = append(out, Problem{File: f.Path, Line: at.Line, Col: at.Col, Field: field, Message: msg})
+	}
+	if len(out) > 0 {
+		slices.SortStableFunc(out, func(a, b Problem) int { return a.Line - b.Line })
+		return &LoadError{Problems: out}
+	}
+	return nil
 }

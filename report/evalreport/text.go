@@ -46,6 +46,11 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintln(tw)
 	tw.Flush()
+	for _, v := range r.Variants {
+		if v.Warning != "" {
+			fmt.Fprintf(&b, "warning: %s\n", v.Warning)
+		}
+	}
 	if rows := scoreRows(r, true); len(rows) > 0 {
 		b.WriteString("\ngrader scores: mean [bootstrap 95% interval]\n")
 		writeScoreGrid(&b, r, rows)
