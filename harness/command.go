@@ -209,9 +209,26 @@ func (r *commandRun) source() (serve.Source, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	openaiKey, _ := lookup("OPENAI_API_KEY")
-	anthropicKey, _ := lookup("ANTHROPIC_API_KEY")
-	return serve.NewRecorder(rec, serve.RecorderOptions{OpenAIKey: openaiKey, AnthropicKey: anthropicKey}), nil
+	return serve.NewRecorder(rec, serve.RecorderOptions{Upstreams: recordUpstreams(s, lookup)}), nil
+}
+
+// recordUpstreams is where a record run forwards a command agent's
+// requests. With agent.base_url, the scenario model's provider alone, at
+// that URL (openai-compatible speaks OpenAI's protocols): a request of
+// another provider is refused and sent nowhere, so no traffic reaches a
+// host the scenario does not name. Without, every provider at its public
+// endpoint. The key is the provider's, read from its variable
+// (OPENAI_API_KEY, ANTHROPIC_API_KEY) in agenteval's environment.
+func recordUpstreams(s *Scenario, lookup func(string) (string, bool)) map[string]serve.Upstream {
+	if s.Agent.BaseURL == "" {
+		return serve.PublicUpstreams(lookup)
+	}
+	provider, _, _ := strings.Cut(s.Agent.Model, ":")
+	if provider == llm.ProviderOpenAICompatible {
+		provider = llm.ProviderOpenAI
+	}
+	key, _ := lookup(serve.KeyEnv(provider))
+	return map[string]serve.Upstream{provider: {BaseURL: s.Agent.BaseURL, Key: key}}
 }
 
 // GraderHeader marks, in a command scenario's cassette, the requests a

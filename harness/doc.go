@@ -109,7 +109,8 @@
 //     provider model answered from the scenario's cassette:
 //     "openai:<model>", "anthropic:<model>" or "openai-compatible:<model>".
 //   - base_url (string): the provider's base URL; required for
-//     openai-compatible, and it must match the recorded requests.
+//     openai-compatible, and it must match the recorded requests. For a
+//     "command" agent, the endpoint a record run forwards to (below).
 //   - prompt (string): the system prompt (react's prompt, create_agent's
 //     system_prompt).
 //   - recursion_limit (integer ≥ 0): supersteps allowed per turn; 0 means
@@ -225,11 +226,30 @@
 //	  command: [node, ../agent.mjs]   # run in dir, default the scenario file's directory
 //	  env: {AGENT_STREAM: "1"}        # set after the variables below
 //	  timeout: 60s                    # the whole run; the default
+//	  model: openai-compatible:qwen3  # optional: a provider model, answered from the cassette
+//	  base_url: http://127.0.0.1:8000/v1  # optional: the endpoint a record run forwards to
 //
 // The server answers from script, in order (model "scripted", the
 // default), or, for a provider model ("openai:gpt-4.1-mini"), replays the
 // scenario's cassette by order (serve.NewReplayOrdered); record modes
-// forward to the provider and record it. With a provider model the server
+// forward to the provider and record it. A record run forwards to the
+// endpoint agent.base_url names, and only there: base_url is the
+// provider's base URL as its SDK takes it (OpenAI's with its /v1,
+// "http://127.0.0.1:8000/v1" for a local vLLM, Ollama or LiteLLM;
+// Anthropic's without; an Azure deployment
+// "https://NAME.openai.azure.com/openai/deployments/D?api-version=2024-10-21"),
+// and a request is sent to base_url's path joined with the client's path
+// from its endpoint on ("/chat/completions", "/responses",
+// "/v1/messages"), with base_url's query parameters, then the client's
+// that base_url does not set (serve.UpstreamURL). A request of another
+// provider than the model's (openai-compatible speaks OpenAI's
+// protocols) is refused and sent nowhere. Without base_url, a record run
+// forwards each provider's requests to its public endpoint; an
+// "openai-compatible" model needs base_url. The real key is the
+// provider's variable in agenteval's environment (OPENAI_API_KEY,
+// ANTHROPIC_API_KEY), which replaces the program's dummy key on the way
+// out and is scrubbed from the cassette. base_url is an error on a
+// scripted command agent (it has nothing to record). With a provider model the server
 // serves that model only: a request naming another gets the provider's
 // "model not found" answer and fails the "requests accepted" invariant. The program gets the process's
 // environment without any OPENAI_* or ANTHROPIC_* variable (nor the
