@@ -74,7 +74,13 @@
 //     included) cannot differ from the control by it, and that is an
 //     error. A Go agent counts as reading them (its code gets the prompt
 //     and tools).
-//   - A base_url with a scripted model reaches nothing.
+//   - A base_url with a scripted model reaches nothing, and an
+//     openai-compatible model needs one (the variant's or the
+//     scenario's).
+//
+// A variant's base_url is honoured in every mode, for every agent kind: a
+// record run sends the agent's requests to it and to no other host (a
+// command agent's through the recording proxy, package harness).
 //   - A scenario template (a {{name}} in its strings, package harness)
 //     that no dataset fills is an error: it would run with its
 //     placeholders as text. agenteval run skips templates.

@@ -406,6 +406,9 @@ func kindProblems(f *File, vi int, s *harness.Scenario) []Problem {
 		add("env", "scenario %s runs a %s agent, not a program: env is for agent.kind command", s.Name, cmpOr(s.Agent.Kind, "react"))
 	}
 	model := cmpOr(v.Model, s.Agent.Model)
+	if strings.HasPrefix(model, "openai-compatible:") && v.BaseURL == "" && (s.Agent.BaseURL == "" || v.Model != "" && !strings.HasPrefix(s.Agent.Model, "openai-compatible:")) {
+		add("model", "scenario %s names no base_url for %s: an openai-compatible model is served at the base_url the variant or the scenario names; give the variant one (base_url: http://...)", s.Name, model)
+	}
 	if v.BaseURL != "" && (model == "" || model == "scripted") && v.Stochastic == nil {
 		add("base_url", "scenario %s has a scripted model under this variant, which calls no provider: a base_url reaches nothing; give the variant a provider model (model: openai-compatible:NAME)", s.Name)
 	}

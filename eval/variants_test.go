@@ -59,6 +59,11 @@ func TestPrepareNoSilentNoOps(t *testing.T) {
 			[]string{`e.yaml:4:15: variants[0].base_url: scenario weather has a scripted model under this variant, which calls no provider`},
 		},
 		{
+			"an openai-compatible model with no base_url anywhere would be asked at no URL",
+			"scenarios: [remote.yaml]\nvariants:\n  - name: a\n    model: \"openai-compatible:qwen3\"\n",
+			[]string{`e.yaml:4:12: variants[0].model: scenario remote names no base_url for openai-compatible:qwen3`},
+		},
+		{
 			"a template no dataset fills ran with its {{placeholders}} as text",
 			"scenarios: [capital.yaml]\nvariants: [{name: a}]\n",
 			[]string{`capital.yaml:1:32: script.responses[0].content: scenario capital is a template ({{capital}}) and no dataset of`},
