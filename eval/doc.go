@@ -74,6 +74,9 @@
 //     included) cannot differ from the control by it, and that is an
 //     error. A Go agent counts as reading them (its code gets the prompt
 //     and tools).
+//   - A middleware option the middleware does not take (the variant's
+//     options built with the scenario's, as the run will) is an error at
+//     the variant's options, not of every trial.
 //   - A base_url with a scripted model reaches nothing, and an
 //     openai-compatible model needs one (the variant's or the
 //     scenario's).

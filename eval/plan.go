@@ -12,6 +12,8 @@ import (
 	"github.com/agenteval/agenteval/report/evalreport"
 
 	"github.com/agenteval/agenteval/engine"
+	"github.com/agenteval/agenteval/engine/llm"
+	"github.com/agenteval/agenteval/engine/middleware"
 	"github.com/agenteval/agenteval/harness"
 )
 
@@ -155,12 +157,11 @@ func (p *Plan) addCells(f *File, s *harness.Scenario, cases []Case, hasDataset b
 			s.File, ph.Pos.Line, ph.Pos.Col, ph.Field, s.Name, ph.Name, f.Path, s.Name)}
 	}
 	for vi := range f.Variants {
-		if ps := kindProblems(f, vi, s); len(ps) > 0 {
+		ps := kindProblems(f, vi, s)
+		ps = append(ps, middlewareProblems(f, vi, s)...)
+		if len(ps) > 0 {
 			errs = append(errs, &LoadError{Problems: ps})
 		}
-	}
-	if len(errs) > 0 {
-		return errs
 	}
 	instances := []instance{{s: s}}
 	if hasDataset {
@@ -572,4 +573,65 @@ func unknownScenarioThresholds(f *File, selected []*harness.Scenario) error {
 		return &LoadError{Problems: out}
 	}
 	return nil
+}
+
+// middlewareProblems builds each middleware of s that variant vi sets
+// options on, with them, as the runner will: an option the middleware
+// does not take is a problem at the variant's options, before any trial
+// runs, rather than an error of every trial. A middleware that does not
+// build with the scenario's own options here either (an option naming a
+// model this check cannot stand in for) is left to the run.
+func middlewareProblems(f *File, vi int, s *harness.Scenario) []Problem {
+	v := &f.Variants[vi]
+	models := map[string]engine.ChatModel{"model": llm.NewScripted("model", llm.Script{})}
+	for name := range s.Models {
+		models[name] = llm.NewScripted(name, llm.Script{})
+	}
+	bopts := middleware.BuildOptions{Models: models}
+	lists := [][]harness.Middleware{s.Agent.Middleware}
+	for _, n := range s.Agent.Nodes {
+		lists = append(lists, n.Middleware)
+	}
+	var out []Problem
+	for j, m := range v.Middleware {
+		if m.Options == nil {
+			continue
+		}
+		field := joinIndex(joinIndex("variants", vi)+".middleware", j) + ".options"
+		for _, list := range lists {
+			k := slices.IndexFunc(list, func(x harness.Middleware) bool { return x.Type == m.Type })
+			if k < 0 {
+				continue
+			}
+			own, _ := list[k].Options.(*engine.Object)
+			if _, err := middleware.Build(m.Type, own, bopts); err != nil {
+				continue
+			}
+			merged := []harness.Middleware{{Type: m.Type, Options: copyObject(own)}}
+			setMiddlewareOptions(merged, m)
+			opts, _ := merged[0].Options.(*engine.Object)
+			if _, err := middleware.Build(m.Type, opts, bopts); err != nil {
+				at := f.Pos(field)
+				for _, line := range strings.Split(err.Error(), "\n") {
+					out = append(out, Problem{File: f.Path, Line: at.Line, Col: at.Col, Field: field, Message: fmt.Sprintf("scenario %s: %s", s.Name, line)})
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// copyObject copies an object's keys (the values are shared), so that
+// setting options on the copy leaves the scenario's alone.
+func copyObject(o *engine.Object) *engine.Object {
+	out := engine.NewObject()
+	if o == nil {
+		return out
+	}
+	for _, k := range o.Keys() {
+		v, _ := o.Get(k)
+		out.Set(k, v)
+	}
+	return out
 }

@@ -15,6 +15,7 @@ var variantScenarios = map[string]string{
 	"weather.yaml": "script: {responses: [{content: Sunny.}]}\nturns: [{user: Weather?}]\n",
 	"program.yaml": "agent: {kind: command, command: [python3, agent.py]}\nscript: {responses: [{content: Hi.}]}\nturns: [{user: hi}]\n",
 	"remote.yaml":  "agent: {model: \"openai:gpt-4.1-mini\"}\nturns: [{user: hi}]\n",
+	"mw.yaml":      "agent:\n  kind: agent\n  middleware: [{type: ModelCallLimitMiddleware, options: {run_limit: 3}}]\nscript: {responses: [{content: ok}]}\nturns: [{user: hi}]\n",
 	"capital.yaml": "script: {responses: [{content: \"{{capital}}\"}]}\nturns:\n  - user: Capital of {{country}}?\n",
 }
 
@@ -62,6 +63,11 @@ func TestPrepareNoSilentNoOps(t *testing.T) {
 			"an openai-compatible model with no base_url anywhere would be asked at no URL",
 			"scenarios: [remote.yaml]\nvariants:\n  - name: a\n    model: \"openai-compatible:qwen3\"\n",
 			[]string{`e.yaml:4:12: variants[0].model: scenario remote names no base_url for openai-compatible:qwen3`},
+		},
+		{
+			"a middleware option the middleware does not take failed every trial instead of the load",
+			"scenarios: [mw.yaml]\nvariants:\n  - name: a\n    middleware: [{type: ModelCallLimitMiddleware, options: {run_limt: 1}}]\n",
+			[]string{`e.yaml:4:60: variants[0].middleware[0].options: scenario mw: run_limt: unknown option: expected thread_limit, run_limit or exit_behavior`},
 		},
 		{
 			"a template no dataset fills ran with its {{placeholders}} as text",
