@@ -58,7 +58,8 @@
 //
 // Nothing a file sets is silently ignored. Unknown keys anywhere (variants,
 // thresholds, scenario_thresholds, datasets) are problems with a "did you
-// mean", and a scenario_thresholds key must name a selected scenario. What
+// mean", a scenario_thresholds key must name a selected scenario and a
+// tag must be one some scenario under the root carries. What
 // a variant sets must reach each scenario it runs, or Prepare reports it at
 // the variant's field:
 //
@@ -88,9 +89,9 @@
 //     that no dataset fills is an error: it would run with its
 //     placeholders as text. agenteval run skips templates.
 //
-// A variant that runs every scenario exactly as the control does (the
-// scenario as the variant leaves it, its params and its stochastic model
-// alike) is a warning, not an error: its trials sample the same agent, so
+// A variant that runs every scenario exactly as the control, or an
+// earlier variant, does (the scenario as the variant leaves it, its params
+// and its stochastic model alike) is a warning, not an error: its trials sample the same agent, so
 // it can differ from the control only by chance, which an A/A comparison
 // of a provider model measures on purpose. Plan.Warnings lists such
 // variants before the run ("agenteval eval" prints them on stderr) and the

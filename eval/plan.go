@@ -94,6 +94,9 @@ func selectScenarios(f *File) ([]*harness.Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eval %s: %w", f.Path, err)
 	}
+	if err := unknownTags(f, scenarios); err != nil {
+		return nil, err
+	}
 	var selected []*harness.Scenario
 	for _, s := range scenarios {
 		if s.Skip != "" {
@@ -482,44 +485,41 @@ func (p *Plan) unreachedFields() error {
 }
 
 // sameAsControl finds the variants whose every cell runs exactly what the
-// control's runs (the scenario as applied, the model parameters and the
-// stochastic model alike): their trials sample the same agent, which is
-// worth a warning, not an error, since an A/A comparison of a provider
-// model measures the noise between two runs on purpose.
+// control's runs, or an earlier variant's (the scenario as applied, the
+// model parameters and the stochastic model alike): their trials sample
+// the same agent, which is worth a warning, not an error, since an A/A
+// comparison of a provider model measures the noise between two runs on
+// purpose.
 func (p *Plan) sameAsControl() {
 	f := p.File
 	control := slices.IndexFunc(f.Variants, func(v Variant) bool { return v.Name == f.ControlName() })
 	if control < 0 || len(f.Variants) < 2 {
 		return
 	}
-	key := func(c *planCell) string {
+	// runs[vi] is what variant vi runs, cell by cell in cell order
+	runs := make([]strings.Builder, len(f.Variants))
+	for _, c := range p.cells {
 		b, _ := json.Marshal(struct {
 			S          *harness.Scenario
 			Params     *Value
 			Stochastic *Stochastic
 		}{c.s, c.variant.Params, c.variant.Stochastic})
-		return string(b)
+		runs[c.variantIndex].Write(b)
+		runs[c.variantIndex].WriteByte('\n')
 	}
-	controlKey := map[string]string{}
-	for _, c := range p.cells {
-		if c.variantIndex == control {
-			controlKey[c.id] = key(c)
-		}
-	}
-	same := make([]bool, len(f.Variants))
-	for vi := range same {
-		same[vi] = vi != control
-	}
-	for _, c := range p.cells {
-		if same[c.variantIndex] && key(c) != controlKey[c.id] {
-			same[c.variantIndex] = false
-		}
-	}
-	for vi, v := range f.Variants {
-		if !same[vi] {
+	// the control first, then the variants in file order
+	order := append([]int{control}, slices.DeleteFunc(seq(len(f.Variants)), func(i int) bool { return i == control })...)
+	for k, vi := range order[1:] {
+		j := slices.IndexFunc(order[:k+1], func(o int) bool { return runs[o].String() == runs[vi].String() })
+		if j < 0 {
 			continue
 		}
-		why := "its trials sample the same agent as the control's: it can differ from the control only by chance"
+		other := f.Variants[order[j]].Name
+		what := "the control " + other
+		if order[j] != control {
+			what = "variant " + other
+		}
+		why := "its trials sample the same agent: it can differ from " + other + " only by chance"
 		if slices.ContainsFunc(p.cells, func(c *planCell) bool { return c.variantIndex == vi && c.s.Agent.Kind == "command" }) {
 			why += " (or by a program that reads AGENTEVAL_VARIANT)"
 		}
@@ -527,8 +527,17 @@ func (p *Plan) sameAsControl() {
 		if p.warnings == nil {
 			p.warnings = map[int]string{}
 		}
-		p.warnings[vi] = fmt.Sprintf("%s:%d:%d: variants[%d]: variant %s runs every scenario as the control %s does: %s", f.Path, at.Line, at.Col, vi, v.Name, f.ControlName(), why)
+		p.warnings[vi] = fmt.Sprintf("%s:%d:%d: variants[%d]: variant %s runs every scenario as %s does: %s", f.Path, at.Line, at.Col, vi, f.Variants[vi].Name, what, why)
 	}
+}
+
+// seq is 0, 1, ..., n-1.
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // Warnings are what Prepare found worth saying before a run that is not
@@ -634,4 +643,35 @@ func copyObject(o *engine.Object) *engine.Object {
 		out.Set(k, v)
 	}
 	return out
+}
+
+// unknownTags reports the file's tags that no scenario under its root
+// carries: a misspelt tag selects nothing, silently.
+func unknownTags(f *File, scenarios []*harness.Scenario) error {
+	var all []string
+	for _, s := range scenarios {
+		for _, t := range s.Tags {
+			if !slices.Contains(all, t) {
+				all = append(all, t)
+			}
+		}
+	}
+	slices.Sort(all)
+	var out []Problem
+	for i, t := range f.Tags {
+		if slices.Contains(all, t) {
+			continue
+		}
+		field := joinIndex("tags", i)
+		at := f.Pos(field)
+		msg := fmt.Sprintf("no scenario has the tag %q", t)
+		if m := closest(t, all); m != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", m)
+		}
+		out = append(out, Problem{File: f.Path, Line: at.Line, Col: at.Col, Field: field, Message: msg})
+	}
+	if len(out) > 0 {
+		return &LoadError{Problems: out}
+	}
+	return nil
 }

@@ -12,7 +12,7 @@ import (
 // variantScenarios are the scenarios TestPrepareNoSilentNoOps loads: a
 // scripted react agent, a command agent, a template and a provider model.
 var variantScenarios = map[string]string{
-	"weather.yaml": "script: {responses: [{content: Sunny.}]}\nturns: [{user: Weather?}]\n",
+	"weather.yaml": "tags: [smoke]\nscript: {responses: [{content: Sunny.}]}\nturns: [{user: Weather?}]\n",
 	"program.yaml": "agent: {kind: command, command: [python3, agent.py]}\nscript: {responses: [{content: Hi.}]}\nturns: [{user: hi}]\n",
 	"remote.yaml":  "agent: {model: \"openai:gpt-4.1-mini\"}\nturns: [{user: hi}]\n",
 	"mw.yaml":      "agent:\n  kind: agent\n  middleware: [{type: ModelCallLimitMiddleware, options: {run_limit: 3}}]\nscript: {responses: [{content: ok}]}\nturns: [{user: hi}]\n",
@@ -68,6 +68,11 @@ func TestPrepareNoSilentNoOps(t *testing.T) {
 			"a middleware option the middleware does not take failed every trial instead of the load",
 			"scenarios: [mw.yaml]\nvariants:\n  - name: a\n    middleware: [{type: ModelCallLimitMiddleware, options: {run_limt: 1}}]\n",
 			[]string{`e.yaml:4:60: variants[0].middleware[0].options: scenario mw: run_limt: unknown option: expected thread_limit, run_limit or exit_behavior`},
+		},
+		{
+			"a misspelt tag selected nothing, silently, when another tag selected something",
+			"tags: [smoke, smokey]\nvariants: [{name: a}]\n",
+			[]string{`e.yaml:1:15: tags[1]: no scenario has the tag "smokey" (did you mean "smoke"?)`},
 		},
 		{
 			"a template no dataset fills ran with its {{placeholders}} as text",
@@ -136,13 +141,16 @@ func TestPrepareWarnsSameAsControl(t *testing.T) {
 	}{
 		{"two variants alike over a provider model: an A/A comparison",
 			"scenarios: [remote.yaml]\nvariants:\n  - name: a\n  - name: b\n    description: the same again\n",
-			[]string{"4:5: variants[1]: variant b runs every scenario as the control a does: its trials sample the same agent as the control's: it can differ from the control only by chance"}},
+			[]string{"4:5: variants[1]: variant b runs every scenario as the control a does: its trials sample the same agent: it can differ from a only by chance"}},
 		{"a variant that sets the scenario's own model changes nothing",
 			"scenarios: [remote.yaml]\nvariants:\n  - name: a\n  - name: b\n    model: \"openai:gpt-4.1-mini\"\n  - name: c\n    model: \"openai:gpt-4.1\"\n",
-			[]string{"4:5: variants[1]: variant b runs every scenario as the control a does: its trials sample the same agent as the control's: it can differ from the control only by chance"}},
+			[]string{"4:5: variants[1]: variant b runs every scenario as the control a does: its trials sample the same agent: it can differ from a only by chance"}},
 		{"a command agent's variants alike but for their name, which the program sees",
 			"scenarios: [program.yaml]\nvariants:\n  - name: a\n  - name: b\n  - name: c\n    env: {STYLE: short}\n",
-			[]string{"4:5: variants[1]: variant b runs every scenario as the control a does: its trials sample the same agent as the control's: it can differ from the control only by chance (or by a program that reads AGENTEVAL_VARIANT)"}},
+			[]string{"4:5: variants[1]: variant b runs every scenario as the control a does: its trials sample the same agent: it can differ from a only by chance (or by a program that reads AGENTEVAL_VARIANT)"}},
+		{"two variants alike but unlike the control",
+			"scenarios: [remote.yaml]\nvariants:\n  - name: a\n  - name: b\n    params: {temperature: 0}\n  - name: c\n    params: {temperature: 0}\n",
+			[]string{"6:5: variants[2]: variant c runs every scenario as variant b does: its trials sample the same agent: it can differ from b only by chance"}},
 		{"variants that differ get no warning", "scenarios: [weather.yaml]\nvariants:\n  - name: a\n  - name: b\n    recursion_limit: 3\n", nil},
 	}
 	for _, tc := range tests {

@@ -34,7 +34,7 @@ func TestEvalCommand(t *testing.T) {
 		{"a missing file is an input error", []string{"testdata/eval/nope.yaml"}, exitUsage, nil, []string{"nope.yaml"}},
 		{"a variant alike the control is a warning on stderr before the run, and in the report; nothing said so", []string{"testdata/eval/noops/same.yaml"}, 0,
 			[]string{"warning: testdata/eval/noops/same.yaml:5:5: variants[1]: variant b runs every scenario as the control a does"},
-			[]string{"warning: testdata/eval/noops/same.yaml:5:5: variants[1]: variant b runs every scenario as the control a does: its trials sample the same agent as the control's: it can differ from the control only by chance\n"}},
+			[]string{"warning: testdata/eval/noops/same.yaml:5:5: variants[1]: variant b runs every scenario as the control a does: its trials sample the same agent: it can differ from a only by chance\n"}},
 		{"a prompt for a command agent is an input error naming the field; it was dropped", []string{"testdata/eval/noops/command-prompt.yaml"}, exitUsage, nil,
 			[]string{"testdata/eval/noops/command-prompt.yaml:6:13: variants[1].prompt: scenario program runs a command agent, whose program builds its agent itself: a variant's prompt cannot reach it; pass it through the variant's env (env: {NAME: value}) and read it in the program"}},
 		{"two files are a usage error", []string{"a.yaml", "b.yaml"}, exitUsage, nil, []string{"give one eval file"}},
