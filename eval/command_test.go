@@ -188,3 +188,54 @@ func (o offlineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	o.t.Errorf("replay sent a request to %s", req.URL)
 	return nil, errors.New("offline")
 }
+
+// TestEvalVariantBaseURLRecordsOnlyThere: for the engine's own agent too,
+// a record run sends a variant's model requests to the base_url it names
+// and nowhere else (the scenario's openai model at its public endpoint is
+// refused by the transport).
+func TestEvalVariantBaseURLRecordsOnlyThere(t *testing.T) {
+	t.Parallel()
+	srv, err := serve.New(serve.Options{Source: echoModel{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := httptest.NewServer(srv)
+	defer up.Close()
+	upURL, _ := url.Parse(up.URL)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "scenarios"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	scenario := "agent: {model: \"openai:gpt-4.1-mini\", prompt: Be brief.}\nturns: [{user: hi}]\nexpect:\n  final: {contains: [says]}\n"
+	evalFile := "trials: 1\nvariants:\n  - name: local\n    base_url: \"" + up.URL + "/v1\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "scenarios", "hi.yaml"), []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "eval.yaml"), []byte(evalFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(filepath.Join(dir, "eval.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := Prepare(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &onlyHost{host: upURL.Host}
+	r := Run(context.Background(), plan, Options{Mode: cassette.ModeRecord, Transport: tr, Parallel: 1,
+		LookupEnv: func(k string) (string, bool) { return "sk-test", k == "OPENAI_API_KEY" }})
+	if len(tr.others) > 0 {
+		t.Errorf("the record run sent requests to hosts the variant does not name: %v", tr.others)
+	}
+	if len(srv.Exchanges()) == 0 {
+		t.Errorf("the local server named by the variant's base_url got no request")
+	}
+	for _, c := range r.Cells {
+		for _, tl := range c.Trials {
+			if tl.Status != "pass" {
+				t.Errorf("trial %d: %s %s", tl.Index, tl.Status, tl.Message)
+			}
+		}
+	}
+}
