@@ -43,6 +43,9 @@
 //	    script: {responses: [...]}           # replaces the scripted model's script
 //	  - name: flaky
 //	    stochastic: {p: 0.5, seed: 7, wrong: "I don't know."}
+//	  - name: short-answers                  # for a command agent's program
+//	    model: openai:gpt-4.1-mini
+//	    env: {AGENT_STYLE: short}            # merged over agent.env, key by key
 //	datasets:
 //	  - scenario: react/weather_template     # a scenario whose strings hold {{city}}
 //	    file: cities.csv                     # .csv with a header row, or .jsonl objects
@@ -52,6 +55,47 @@
 // A variant changes only what it sets. Skipped scenarios are left out. A
 // trial never compares a golden transcript (it is a sample, not a
 // transcript): golden: true is ignored.
+//
+// Nothing a file sets is silently ignored. Unknown keys anywhere (variants,
+// thresholds, scenario_thresholds, datasets) are problems with a "did you
+// mean", a scenario_thresholds key must name a selected scenario and a
+// tag must be one some scenario under the root carries. What
+// a variant sets must reach each scenario it runs, or Prepare reports it at
+// the variant's field:
+//
+//   - A command agent's program builds its agent itself: prompt, params,
+//     recursion_limit, tools and middleware cannot reach it. Pass them
+//     through env and read them in the program. The program gets the
+//     variant's model name as AGENTEVAL_MODEL and the variant's name as
+//     AGENTEVAL_VARIANT (see package harness, kind "command"); env is for
+//     a command agent only.
+//   - A scripted model answers from its script whatever the prompt, the
+//     model parameters or a tool's description say: a variant that sets
+//     one of them and runs only scripted models (a stochastic one
+//     included) cannot differ from the control by it, and that is an
+//     error. A Go agent counts as reading them (its code gets the prompt
+//     and tools).
+//   - A middleware option the middleware does not take (the variant's
+//     options built with the scenario's, as the run will) is an error at
+//     the variant's options, not of every trial.
+//   - A base_url with a scripted model reaches nothing, and an
+//     openai-compatible model needs one (the variant's or the
+//     scenario's).
+//
+// A variant's base_url is honoured in every mode, for every agent kind: a
+// record run sends the agent's requests to it and to no other host (a
+// command agent's through the recording proxy, package harness).
+//   - A scenario template (a {{name}} in its strings, package harness)
+//     that no dataset fills is an error: it would run with its
+//     placeholders as text. agenteval run skips templates.
+//
+// A variant that runs every scenario exactly as the control, or an
+// earlier variant, does (the scenario as the variant leaves it, its params
+// and its stochastic model alike) is a warning, not an error: its trials sample the same agent, so
+// it can differ from the control only by chance, which an A/A comparison
+// of a provider model measures on purpose. Plan.Warnings lists such
+// variants before the run ("agenteval eval" prints them on stderr) and the
+// report carries each on its variant (VariantInfo.Warning).
 //
 // A stochastic variant is a seeded stochastic scripted model: trial k of a
 // scenario answers with the scenario's script when u < p, and otherwise with

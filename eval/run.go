@@ -159,7 +159,7 @@ func Run(ctx context.Context, p *Plan, opts Options) *evalreport.Report {
 	r := &evalreport.Report{Schema: evalreport.Schema, Eval: f.EvalName(), File: filepathToSlash(f.Path), TrialsPerCell: f.TrialsPerCell(), Seed: f.Seed, Control: f.ControlName(), FailUnder: opts.FailUnder}
 	for i := range f.Variants {
 		v := &f.Variants[i]
-		r.Variants = append(r.Variants, evalreport.VariantInfo{Name: v.Name, Description: v.Description, Overrides: v.overrides(), Model: v.Model})
+		r.Variants = append(r.Variants, evalreport.VariantInfo{Name: v.Name, Description: v.Description, Overrides: v.overrides(), Model: v.Model, Warning: p.warnings[i]})
 	}
 	if sh := opts.Shard.String(); sh != "" {
 		r.Shards = []string{sh}
@@ -288,6 +288,7 @@ func runTrial(ctx context.Context, j trialJob, hopts harness.Options) evalreport
 	if params, ok := paramsOf(c.variant); ok {
 		hopts.WrapModel = func(m engine.ChatModel) engine.ChatModel { return paramModel{inner: m, params: params} }
 	}
+	hopts.Variant = c.variant.Name
 	res := harness.RunScenario(ctx, s, hopts)
 	t := evalreport.Trial{Index: j.index, Status: res.Status, Final: res.Final, Usage: res.Usage, Cassette: res.Cassette}
 	if res.Cassette != "" {

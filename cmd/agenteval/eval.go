@@ -134,6 +134,9 @@ on a usage or eval file error.`,
 			opts := eval.Options{CassetteDir: cassettes, Mode: m, Overwrite: overwrite, Parallel: parallel, Shard: sh,
 				MaxCostUSD: maxCost, MaxTrials: maxTrials, FailUnder: failUnder}
 			stderr := cmd.ErrOrStderr()
+			for _, w := range plan.Warnings() {
+				fmt.Fprintln(stderr, "warning: "+w)
+			}
 			if isTerminal(stderr) {
 				opts.Progress = func(done, total int) { fmt.Fprintf(stderr, "\r%d/%d trials", done, total) }
 			}

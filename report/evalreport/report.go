@@ -61,6 +61,9 @@ type VariantInfo struct {
 	// Overrides names what the variant changes ("prompt", "model", ...).
 	Overrides []string `json:"overrides,omitempty"`
 	Model     string   `json:"model,omitempty"`
+	// Warning, when set, says why the variant cannot differ from the
+	// control but by chance (eval.Plan.Warnings).
+	Warning string `json:"warning,omitempty"`
 }
 
 // Budget is what a --max-cost or --max-trials budget did.

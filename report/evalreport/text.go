@@ -47,6 +47,11 @@ func WriteText(w io.Writer, r *Report) error {
 	fmt.Fprintln(tw)
 	tw.Flush()
 	b.WriteString(EffectiveNote(r))
+	for _, v := range r.Variants {
+		if v.Warning != "" {
+			fmt.Fprintf(&b, "warning: %s\n", v.Warning)
+		}
+	}
 	if rows := scoreRows(r, true); len(rows) > 0 {
 		b.WriteString("\ngrader scores: mean [95% interval over the effective trials]\n")
 		writeScoreGrid(&b, r, rows)
