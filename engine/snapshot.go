@@ -17,13 +17,19 @@ import (
 type CheckpointSnapshot struct {
 	g    *Graph
 	time time.Time
-	// vers is a copy of the run's versions table (without its highest
-	// version, which no reader of a snapshot needs); its extra maps are
-	// copies too
-	vers versions
-	// state is each channel's state: noValue, noPrefix or the length of
-	// its list prefix (see messagesChan.prefix)
-	state []int64
+	// nums is a copy of the run's versions table (without its highest
+	// version, which no reader of a snapshot needs), then each channel's
+	// state: cur (a version per channel), seen (a version per row and
+	// channel), state (per channel: noValue, noPrefix or the length of
+	// its list prefix, see messagesChan.prefix). flags is the table's
+	// has, seenHas and rowHas, one after the other. Their lengths follow
+	// from the graph's channels and rows (seenRows).
+	nums  []int64
+	flags []bool
+	// extraCur and extraSeen are copies of the table's entries for
+	// channels and nodes the graph does not have
+	extraCur  map[string]int64
+	extraSeen map[string]map[string]int64
 	// vals holds the values of the channels that have one (their state is
 	// not noValue), in channel order
 	vals []any
@@ -41,13 +47,20 @@ const (
 // of (its extra maps are the snapshot's: read them only).
 func (s *CheckpointSnapshot) versions() *versions {
 	v := newVersions(s.g)
-	copy(v.cur, s.vers.cur)
-	copy(v.seen, s.vers.seen)
-	copy(v.has, s.vers.has)
-	copy(v.seenHas, s.vers.seenHas)
-	copy(v.rowHas, s.vers.rowHas)
-	v.extraCur, v.extraSeen = s.vers.extraCur, s.vers.extraSeen
+	n, table := len(v.cur), len(v.cur)+len(v.seen)
+	copy(v.cur, s.nums[:n])
+	copy(v.seen, s.nums[n:table])
+	copy(v.has, s.flags[:n])
+	copy(v.seenHas, s.flags[n:n+len(v.seenHas)])
+	copy(v.rowHas, s.flags[n+len(v.seenHas):])
+	v.extraCur, v.extraSeen = s.extraCur, s.extraSeen
 	return v
+}
+
+// states returns each channel's state (see nums).
+func (s *CheckpointSnapshot) states() []int64 {
+	n := len(s.g.chanNames)
+	return s.nums[n+s.g.seenRows()*n:]
 }
 
 // updatedChannels returns the channels the last superstep updated,
@@ -64,7 +77,7 @@ func (s *CheckpointSnapshot) Checkpoint() *Checkpoint {
 	values := make(map[string]any, len(s.vals))
 	var prefix map[string]int
 	next := 0
-	for c, st := range s.state {
+	for c, st := range s.states() {
 		if st == noValue {
 			continue
 		}
@@ -156,21 +169,17 @@ func (r *run) snapshot() *CheckpointSnapshot {
 	n := len(r.chans)
 	var valBuf [8]any
 	vals := valBuf[:0]
-	s, ints, flags := r.snaps.next(len(w.cur)+len(w.seen)+n, len(w.has)+len(w.seenHas)+len(w.rowHas))
-	s.g = g
-	s.vers.nCh = w.nCh
-	s.vers.cur, ints = ints[:len(w.cur):len(w.cur)], ints[len(w.cur):]
-	s.vers.seen, ints = ints[:len(w.seen):len(w.seen)], ints[len(w.seen):]
-	s.state = ints
-	copy(s.vers.cur, w.cur)
-	copy(s.vers.seen, w.seen)
-	s.vers.has, flags = flags[:len(w.has):len(w.has)], flags[len(w.has):]
-	s.vers.seenHas, s.vers.rowHas = flags[:len(w.seenHas):len(w.seenHas)], flags[len(w.seenHas):]
-	copy(s.vers.has, w.has)
-	copy(s.vers.seenHas, w.seenHas)
-	copy(s.vers.rowHas, w.rowHas)
+	table := len(w.cur) + len(w.seen)
+	s, nums, flags := r.snaps.next(table+n, len(w.has)+len(w.seenHas)+len(w.rowHas))
+	s.g, s.nums, s.flags = g, nums, flags
+	copy(nums, w.cur)
+	copy(nums[len(w.cur):], w.seen)
+	copy(flags, w.has)
+	copy(flags[len(w.has):], w.seenHas)
+	copy(flags[len(w.has)+len(w.seenHas):], w.rowHas)
+	state := nums[table:]
 	for c, ch := range r.chans {
-		s.state[c] = noValue
+		state[c] = noValue
 		if _, has := w.get(c); !has {
 			continue
 		}
@@ -178,15 +187,15 @@ func (r *run) snapshot() *CheckpointSnapshot {
 		if !ok {
 			continue
 		}
-		vals, s.state[c] = append(vals, v), noPrefix
+		vals, state[c] = append(vals, v), noPrefix
 		switch ch := ch.(type) {
 		case *binop:
 			if ch.prefix >= 0 {
-				s.state[c] = int64(ch.prefix)
+				state[c] = int64(ch.prefix)
 			}
 			ch.resetPrefix()
 		case *messagesChan:
-			s.state[c] = int64(ch.prefix)
+			state[c] = int64(ch.prefix)
 			ch.resetPrefix()
 		}
 	}
@@ -197,12 +206,12 @@ func (r *run) snapshot() *CheckpointSnapshot {
 	s.time = g.clock.Now().UTC()
 	s.updated = r.updatedChannels()
 	if w.extraCur != nil {
-		s.vers.extraCur = maps.Clone(w.extraCur)
+		s.extraCur = maps.Clone(w.extraCur)
 	}
 	if w.extraSeen != nil {
-		s.vers.extraSeen = make(map[string]map[string]int64, len(w.extraSeen))
+		s.extraSeen = make(map[string]map[string]int64, len(w.extraSeen))
 		for node, m := range w.extraSeen {
-			s.vers.extraSeen[node] = maps.Clone(m)
+			s.extraSeen[node] = maps.Clone(m)
 		}
 	}
 	return s
