@@ -199,5 +199,4 @@
 //     compares arguments any other way.
 //   - Values compare as JSON values (engine.ValueEqual): true never
 //     equals 1, which Python's == lets through.
-//
 package grade

@@ -113,8 +113,8 @@ func TestTrajectoryMatchesOpenevals(t *testing.T) {
 	fewerWant := mkWant("get_flight_info", "is_cool", true, "flight_no", "LX0112")
 	for _, c := range []struct {
 		mode, args, made string
-		pass            bool
-		why             string
+		pass             bool
+		why              string
 	}{
 		{"superset", "subset", "more", false, "matcher(made, expected): the made call's is_cool is not expected"},
 		{"superset", "superset", "more", true, "matcher(made, expected): every expected argument was made"},
