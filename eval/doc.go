@@ -130,6 +130,16 @@
 // usage and the price table) and its wall-clock latency. Go graders come
 // from Options.Graders.
 //
+// To say why trials failed and what each variant answered, a trial also
+// keeps its final answer, the name, message and diff of each
+// expectation that did not hold (cut to evalreport's bounds), and, for
+// the evalreport.DetailTrials failed and as many passed trials of lowest
+// index per cell, its transcript and sequence diagram: while trials run,
+// a cell holds at most that many details, whatever order they finish in,
+// so memory grows with the cells, not the trials. Each cell's report
+// lists its failing expectations, most often first with an example, and
+// its distinct answers (evalreport.SummarizeWhy).
+//
 // # Budget and shards
 //
 // Options.MaxTrials stops launching after that many trials.

@@ -39,6 +39,7 @@ func Recompute(r *evalreport.Report) {
 	})
 	for i := range r.Cells {
 		computeCell(&r.Cells[i], r.Seed)
+		evalreport.SummarizeWhy(&r.Cells[i])
 	}
 	r.Suite = nil
 	for _, v := range r.Variants {

@@ -113,6 +113,13 @@ type Cell struct {
 	Verdict string `json:"verdict"`
 	// Trials are every trial, by index.
 	Trials []Trial `json:"trials"`
+	// Failing are the expectations that failed in its trials, most
+	// often first, each with an example; Answers its distinct final
+	// answers, most often first, at most MaxAnswers of them, and
+	// OtherAnswers the trials that gave another (see SummarizeWhy).
+	Failing      []FailureCount `json:"failing,omitempty"`
+	Answers      []Answer       `json:"answers,omitempty"`
+	OtherAnswers int            `json:"other_answers,omitempty"`
 	// Timing holds the latency, wall-clock data.
 	Timing *CellTiming `json:"timing,omitempty"`
 }
@@ -171,6 +178,12 @@ type Trial struct {
 	Usage report.Usage `json:"usage"`
 	// Cassette is the trial's cassette, for provider models.
 	Cassette string `json:"cassette,omitempty"`
+	// Failures are the expectations, invariants and graders that did
+	// not hold, in check order.
+	Failures []Failure `json:"failures,omitempty"`
+	// Detail is the trial's transcript and sequence diagram; only some
+	// trials of a cell keep one (DetailTrials).
+	Detail *TrialDetail `json:"detail,omitempty"`
 	// Timing is wall-clock data.
 	Timing *TrialTiming `json:"timing,omitempty"`
 }

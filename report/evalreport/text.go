@@ -50,6 +50,7 @@ func WriteText(w io.Writer, r *Report) error {
 		b.WriteString("\ngrader scores: mean [bootstrap 95% interval]\n")
 		writeScoreGrid(&b, r, rows)
 	}
+	writeWhyText(&b, r)
 	for _, c := range r.Comparisons {
 		b.WriteString("\n")
 		writeComparison(&b, c, false)
