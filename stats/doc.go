@@ -2,7 +2,9 @@
 // estimates and intervals (the median and its distribution-free
 // confidence interval, nearest-rank percentiles, geometric means),
 // distributions (1-2-5 histograms), tests between two samples (the
-// Mann-Whitney U test) and curve fits (power-law and straight-line growth).
+// Mann-Whitney U test), agreement between raters (Cohen's κ with its
+// Fleiss-Cohen-Everitt interval, Krippendorff's α with a bootstrap one) and
+// curve fits (power-law and straight-line growth).
 //
 // # Contract
 //
