@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"github.com/agenteval/agenteval/harness"
 	"github.com/agenteval/agenteval/report/evalreport"
 	"math/rand/v2"
 	"net"
@@ -214,6 +215,15 @@ func TestBundledSuite(t *testing.T) {
 	if trials < 3*8*10 {
 		t.Errorf("the suite ran %d trials, want at least 3 variants × 8 scenarios × 10 trials", trials)
 	}
+	// its packing judge is calibrated against evals/labels.csv, as
+	// agenteval eval does
+	labels, err := ReadLabels(p.File.LabelsPath(), harness.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Calibrate(one, labels, "evals/labels.csv"); err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	if err := evalreport.WriteText(&b, one); err != nil {
 		t.Fatal(err)
@@ -232,6 +242,7 @@ func TestBundledSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
+		"<h2>Judge calibration</h2>",
 		"<h2>Why trials failed</h2>",
 		`<td>trial 7: final: want text containing &#34;Paris&#34;, got &#34;I am not sure.&#34;</td>`,
 		"<h2>Final answers side by side</h2>",

@@ -44,7 +44,10 @@
 //     run would;
 //
 // suite (one entry per variant: cells, trials, macro_pass_rate,
-// cost_usd); comparisons with the control (see Comparison: per cell the
+// cost_usd); labels and calibration when the judges were calibrated
+// against human labels (see Calibration: per judge and kind, each
+// rater's n, agreement and kappa {value, lo, hi}, and alpha over the
+// judge and all raters); comparisons with the control (see Comparison: per cell the
 // pass rate, cost, tokens and each named score); thresholds checked;
 // budget and shards when set. The wall-clock data, and nothing else,
 // sits in "timing" objects (the run's, each cell's latency and each
@@ -60,7 +63,8 @@
 //     Wilson intervals, each variant's macro pass rate and cost, the
 //     graders' mean scores with their intervals, the comparisons with
 //     the control, the trials that could not run, the thresholds and the
-//     budget; after the scores, why trials failed (per cell, the three
+//     budget; after the scores, the judges' calibration against human
+//     labels (when given), why trials failed (per cell, the three
 //     expectations that failed most, with the first failure's message)
 //     and the final answers side by side (per scenario, each distinct
 //     answer on one line with, per variant, the trials that gave it and

@@ -67,6 +67,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		b.WriteString("</details>\n\n")
 	}
 	writeWhyMarkdown(&b, r)
+	writeCalibrationMarkdown(&b, r)
 	if len(r.Comparisons) > 0 {
 		b.WriteString("| variant vs control | Δ macro pass rate | p | cost |\n|---|---|---|---|\n")
 		for _, c := range r.Comparisons {

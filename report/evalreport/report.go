@@ -47,6 +47,10 @@ type Report struct {
 	FailUnder float64 `json:"fail_under,omitempty"`
 	// Thresholds are the file's and the run's thresholds, checked.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
+	// Labels is the labels file the judges were calibrated against, and
+	// Calibration each judge's agreement with them; none without labels.
+	Labels      string        `json:"labels,omitempty"`
+	Calibration []Calibration `json:"calibration,omitempty"`
 	// Timing is wall-clock data, kept apart so that reports compare.
 	Timing *RunTiming `json:"timing,omitempty"`
 }

@@ -51,6 +51,7 @@ func WriteText(w io.Writer, r *Report) error {
 		writeScoreGrid(&b, r, rows)
 	}
 	writeWhyText(&b, r)
+	writeCalibrationText(&b, r)
 	for _, c := range r.Comparisons {
 		b.WriteString("\n")
 		writeComparison(&b, c, false)

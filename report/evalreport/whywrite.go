@@ -211,6 +211,13 @@ func mdQuote(s string) string {
 }
 
 var whyTmpl = template.Must(template.New("why").Parse(`
+{{- if .Calibration}}
+<h2>Judge calibration</h2>
+<p>Each judge's replayed verdicts against human labels ({{.Labels}}): the share of trials on which they agree, Cohen's κ with its 95% interval (Fleiss, Cohen and Everitt's standard error) per rater, and Krippendorff's α over the judge and every rater with its bootstrap 95% interval.</p>
+<table class="calibration"><tr><th>judge</th><th>labels</th><th>rater</th><th>trials</th><th>agreement</th><th>κ</th><th>α (judge and raters)</th></tr>
+{{range .Calibration}}<tr><td>{{.Grader}}</td><td>{{.Kind}}</td><td>{{.Rater}}</td><td>{{.N}}</td><td>{{.Agreement}}</td><td>{{.Kappa}}</td><td>{{.Alpha}}</td></tr>
+{{end}}</table>
+{{- end}}
 {{- if .Failing}}
 <h2>Why trials failed</h2>
 <p>The expectations that failed most in each cell, with the first failure.</p>
@@ -257,13 +264,28 @@ func whyHTML(r *Report) (template.HTML, error) {
 		Passed, N           int
 		Trials              []trial
 	}
+	type calibration struct {
+		Grader, Kind, Rater, Agreement, Kappa, Alpha string
+		N                                            int
+	}
 	page := struct {
+		Calibration  []calibration
+		Labels       string
 		Failing      []failing
 		Answers      []answer
 		Cells        []cell
 		Variants     []VariantInfo
 		DetailTrials int
-	}{Variants: r.Variants, DetailTrials: DetailTrials}
+	}{Variants: r.Variants, DetailTrials: DetailTrials, Labels: r.Labels}
+	for _, c := range r.Calibration {
+		for i, ra := range c.Raters {
+			hc := calibration{Grader: c.Grader, Kind: c.Kind, Rater: raterName(ra.Rater), N: ra.N, Agreement: fmt.Sprintf("%.2f", ra.Agreement), Kappa: kappaText(ra)}
+			if i == 0 {
+				hc.Alpha = alphaText(c)
+			}
+			page.Calibration = append(page.Calibration, hc)
+		}
+	}
 	anchors := map[string]int{}
 	anchorOf := map[*Cell]string{}
 	for i := range r.Cells {

@@ -121,6 +121,13 @@ func withWhy(r *Report) {
 	for i := range r.Cells {
 		SummarizeWhy(&r.Cells[i])
 	}
+	r.Labels = "evals/labels.csv"
+	r.Calibration = []Calibration{{Grader: "graders[1] (judge)", Kind: "pass_fail", Units: 6,
+		Raters: []RaterAgreement{
+			{Rater: "ann", N: 6, Agreement: 5.0 / 6, Kappa: &Interval{Value: 2.0 / 3, Lo: 0.1, Hi: 1}},
+			{Rater: "bob", N: 2, Agreement: 1, Note: "the judge and the rater gave every trial one same verdict"},
+		},
+		Alpha: &Interval{Value: 0.62, Lo: 0.05, Hi: 1}}}
 }
 
 // updating reports whether goldie's -update flag (goldie declares it) is set:
