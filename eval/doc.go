@@ -19,6 +19,7 @@
 //	scenarios: [react, tools/error_handled.yaml]   # below root; default all of it
 //	tags: [smoke]                # only scenarios with one of these tags
 //	cassettes: cassettes         # trial cassettes; default "cassettes"
+//	labels: labels.csv           # human labels of the judges' verdicts (see Judge calibration)
 //	trials: 10                   # per scenario × case × variant; default 10
 //	seed: 0                      # kept in the report; no statistic resamples now
 //	control: baseline            # compared with the others; default the first variant
@@ -173,6 +174,16 @@
 // the grader's own name), its usage (tokens, cost from the cassette's
 // usage and the price table) and its wall-clock latency. Go graders come
 // from Options.Graders.
+//
+// To say why trials failed and what each variant answered, a trial also
+// keeps its final answer, the name, message and diff of each
+// expectation that did not hold (cut to evalreport's bounds), and, for
+// the evalreport.DetailTrials failed and as many passed trials of lowest
+// index per cell, its transcript and sequence diagram: while trials run,
+// a cell holds at most that many details, whatever order they finish in,
+// so memory grows with the cells, not the trials. Each cell's report
+// lists its failing expectations, most often first with an example, and
+// its distinct answers (evalreport.SummarizeWhy).
 //
 // # Budget and shards
 //
@@ -371,6 +382,53 @@
 //
 // The end-to-end check, TestSimulatedWilsonCoverage: 1,000 simulated evals
 // run through harness at p = 0.8, n = 50: 974 covered (exact 0.967).
+//
+// # Judge calibration
+//
+// A labels file (the eval file's labels key, or agenteval eval --labels,
+// which replaces it) holds people's verdicts on what the LLM judges
+// graded, so that a judge's agreement with them is measured from the
+// replayed trials, spending nothing. It is a .csv with a header row or a
+// .jsonl file of objects, one row per label, with these columns (keys):
+//
+//	scenario  the trial's scenario (required)
+//	case      its dataset case, if any
+//	variant   its variant; default the control
+//	trial     its number, from 1 (required)
+//	grader    the judge's name; needed only when the trial has several judges
+//	rater     who labelled it; one name per person
+//	label     pass or fail, compared with whether the judge's score reached its threshold
+//	score     or a score in [0, 1], compared with the judge's score
+//
+//	scenario,variant,trial,rater,label
+//	packing,local,8,ann,fail
+//
+// A row has exactly one of label and score. Every problem is reported at
+// once at its file:line and column name, before any trial runs: an
+// unknown column, a missing scenario or trial, a trial that is not a
+// whole number from 1, a label other than pass or fail, a score outside
+// [0, 1], both or neither of label and score, and one rater labelling a
+// trial's judge twice; after the run, a label that names a trial the
+// report lacks, a trial that could not run, or a judge the trial lacks
+// (labels never silently drop out). The file is read within the dataset
+// limits. Labels name trials of the whole run, so they are refused with
+// --shard.
+//
+// Calibrate groups the labels by judge and kind (pass/fail or score) and
+// reports, per rater, the share of trials on which rater and judge agree
+// and Cohen's κ (stats.CohenKappa: κ = (Po − Pe)/(1 − Pe), each distinct
+// verdict or score a category) with its 95% interval κ ∓ 1.96·SE, SE
+// Fleiss, Cohen and Everitt's (1969) large-sample standard error; and
+// Krippendorff's α over the judge and every rater as raters of the same
+// trials (nominal for pass/fail, interval for scores; stats.
+// KrippendorffAlpha), with a percentile bootstrap interval over the
+// labelled trials, 2,000 resamples seeded by the file's seed. Both
+// intervals are asymptotic or resampled and approximate with few labelled
+// trials; an agreement that is undefined (every verdict the same) says so
+// instead of a number. To see how a judge re-recorded with another model
+// agrees, run the eval on its cassettes with the same labels and read the
+// two reports' calibration sections side by side (report compare does not
+// compare them).
 //
 // # Verdicts and exit codes
 //

@@ -54,6 +54,9 @@ type File struct {
 	// Cassettes is where trial cassettes live, relative to the file;
 	// default "cassettes".
 	Cassettes string `json:"cassettes,omitempty"`
+	// Labels is a labels file (.csv or .jsonl), relative to the file,
+	// that the judges are calibrated against (see Calibrate).
+	Labels string `json:"labels,omitempty"`
 	// Trials is the trials per scenario, case and variant; 0 means
 	// DefaultTrials.
 	Trials int `json:"trials,omitempty"`
@@ -339,6 +342,15 @@ func (f *File) Pos(field string) Position {
 
 // Dir is the folder the file's relative paths start from.
 func (f *File) Dir() string { return filepath.Dir(f.Path) }
+
+// LabelsPath is the labels file's path, relative to the file's folder;
+// "" when the file names none.
+func (f *File) LabelsPath() string {
+	if f.Labels == "" {
+		return ""
+	}
+	return filepath.Join(f.Dir(), filepath.FromSlash(f.Labels))
+}
 
 // EvalName is Name, or the file's base name without its extension.
 func (f *File) EvalName() string {

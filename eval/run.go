@@ -122,6 +122,7 @@ func Run(ctx context.Context, p *Plan, opts Options) *evalreport.Report {
 	start := opts.Now()
 	results := make([]*evalreport.Trial, len(jobs))
 	b := &budget{maxCost: opts.MaxCostUSD, maxTrials: opts.MaxTrials}
+	details := &detailKeeper{}
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -144,6 +145,7 @@ func Run(ctx context.Context, p *Plan, opts Options) *evalreport.Report {
 			defer wg.Done()
 			defer func() { <-sem }()
 			t := runTrial(ctx, j, hopts)
+			details.add(j.cell, &t)
 			results[i] = &t
 			b.settle(t.Usage.CostUSD)
 			if opts.Progress != nil {
@@ -301,10 +303,14 @@ func runTrial(ctx context.Context, j trialJob, hopts harness.Options) evalreport
 	if res.Timing != nil {
 		t.Timing = &evalreport.TrialTiming{WallMS: res.Timing.WallMS}
 	}
+	if len(res.Trajectory) > 0 || len(res.Exchanges) > 0 {
+		t.Detail = &evalreport.TrialDetail{Trajectory: res.Trajectory, Exchanges: res.Exchanges}
+	}
 	switch res.Status {
 	case report.StatusPass, report.StatusFail:
 		t.Message = res.Message
 		t.Scores = trialScores(res.Expectations)
+		t.Failures = trialFailures(res.Expectations)
 	default:
 		t.Status = report.StatusError
 		t.Message = fmt.Sprintf("%s × %s trial %d: %s", c.id, c.variant.Name, j.index, res.Message)

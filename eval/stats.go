@@ -40,6 +40,7 @@ func Recompute(r *evalreport.Report) {
 	})
 	for i := range r.Cells {
 		computeCell(&r.Cells[i], stochastic[r.Cells[i].Variant])
+		evalreport.SummarizeWhy(&r.Cells[i])
 	}
 	r.Suite = nil
 	for _, v := range r.Variants {

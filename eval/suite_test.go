@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"github.com/agenteval/agenteval/harness"
 	"github.com/agenteval/agenteval/report/evalreport"
 	"math/rand/v2"
 	"net"
@@ -214,9 +215,49 @@ func TestBundledSuite(t *testing.T) {
 	if trials < 3*8*10 {
 		t.Errorf("the suite ran %d trials, want at least 3 variants × 8 scenarios × 10 trials", trials)
 	}
+	// its packing judge is calibrated against evals/labels.csv, as
+	// agenteval eval does
+	labels, err := ReadLabels(p.File.LabelsPath(), harness.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Calibrate(one, labels, "evals/labels.csv"); err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	if err := evalreport.WriteText(&b, one); err != nil {
 		t.Fatal(err)
 	}
-	goldie.New(t, goldie.WithFixtureDir("testdata/golden"), goldie.WithNameSuffix(".golden")).Assert(t, "suite", []byte(b.String()))
+	g := goldie.New(t, goldie.WithFixtureDir("testdata/golden"), goldie.WithNameSuffix(".golden"))
+	g.Assert(t, "suite", []byte(b.String()))
+	// the suite's reports say why trials failed and what each variant
+	// answered: text (above), Markdown and HTML
+	var md strings.Builder
+	if err := evalreport.WriteMarkdown(&md, one); err != nil {
+		t.Fatal(err)
+	}
+	g.Assert(t, "suite.md", []byte(md.String()))
+	var page strings.Builder
+	if err := evalreport.WriteHTML(&page, one); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"<h2>Judge calibration</h2>",
+		"<h2>Why trials failed</h2>",
+		`<td>trial 7: final: want text containing &#34;Paris&#34;, got &#34;I am not sure.&#34;</td>`,
+		"<h2>Final answers side by side</h2>",
+		`<pre class="final">I believe it depends; I cannot say for sure.</pre>`,
+		`<details class="trial fail"><summary>trial 7: fail`,
+		`<svg class="sequence"`,
+		`<pre class="trajectory">`,
+	} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the suite's HTML report lacks %q", want)
+		}
+	}
+	for _, absent := range []string{`href="http`, `src=`, "<script", "<link"} {
+		if strings.Contains(page.String(), absent) {
+			t.Errorf("the suite's HTML report holds %q: it must be one self-contained file", absent)
+		}
+	}
 }

@@ -89,7 +89,7 @@ func (ts *TrajectoryScore) score(ais []engine.Message) (Score, error) {
 		v := 1 - float64(d)/float64(n)
 		return Score{Value: v, Reason: fmt.Sprintf("%s to turn the %d expected calls into the %d made", countNoun(d, "edit"), len(want), len(got)) + c.unmatched(want, got)}, nil
 	case MethodPrecision, MethodRecall, MethodF1:
-		m := matchedCount(c.match(want, got))
+		m := matchedCount(c.match(want, got, c.matches))
 		p, r := ratio(m, len(got)), ratio(m, len(want))
 		v := p
 		switch ts.Method {
@@ -112,7 +112,7 @@ func (ts *TrajectoryScore) score(ais []engine.Message) (Score, error) {
 // and the made calls no expected call matches (by a maximum matching), or
 // is empty when every call pairs up.
 func (c trajectoryCheck) unmatched(want []Call, got []engine.ToolCall) string {
-	pairs := c.match(want, got)
+	pairs := c.match(want, got, c.matches)
 	used := make([]bool, len(got))
 	var parts []string
 	for i, j := range pairs {

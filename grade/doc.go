@@ -56,13 +56,13 @@
 //
 // Each set field of Expect is one expectation, checked in field order:
 //
-//   - trajectory: the tool calls of AIMessages, following agentevals'
-//     trajectory match evaluators: mode strict (same calls, same order),
-//     unordered (same multiset), subset (every call made was expected) or
-//     superset (every expected call was made); args exact, ignore, subset
-//     or superset, per tool with ToolArgs; with GroupParallel, Steps
-//     compares each AI message's calls as a set. Multiset modes use a
-//     maximum matching, so call order never decides a lenient match.
+//   - trajectory: the tool calls of AIMessages, as openevals'
+//     create_trajectory_match_evaluator compares them (see "Trajectory
+//     matching and openevals" below): mode strict (same calls, same
+//     order), unordered (same multiset), subset (every call made was
+//     expected) or superset (every expected call was made); args exact,
+//     ignore, subset or superset, per tool with ToolArgs; with
+//     GroupParallel, Steps compares each AI message's calls as a set.
 //     Values compare as engine.ValueEqual does (1 equals 1.0, key order
 //     does not matter).
 //   - final: Final equals, contains, does not contain, matches an RE2
@@ -150,4 +150,53 @@
 //
 // The JSON Schema loader in structured.go, which refuses external $ref,
 // is a copy of engine/schema's; it is to be replaced by that one.
+// # Trajectory matching and openevals
+//
+// The trajectory expectation follows openevals (langchain-ai/openevals at
+// bdb122e440070b3afe86717b4be7da23564f198e, python/openevals/trajectory/),
+// which absorbed agentevals' matchers. An argument mode is a matcher
+// called as matcher(first, second) (utils.py, _subset_match and
+// _superset_match): subset means first's keys and values are all in
+// second, superset the reverse. Which call is first depends on the mode,
+// exactly as in openevals:
+//
+//   - strict and superset: matcher(made call's args, expected call's
+//     args) (strict.py _scorer; superset.py _scorer calls
+//     _is_trajectory_superset(outputs, reference_outputs)). So args
+//     subset accepts a made call that leaves expected arguments out,
+//     args superset one that adds arguments.
+//   - subset: matcher(expected call's args, made call's args)
+//     (subset.py _scorer swaps the trajectories). So here args subset
+//     accepts a made call that adds arguments, and args superset one
+//     that leaves some out.
+//   - unordered: both checks (unordered.py _scorer), each direction with
+//     its own pairing: under args subset or superset a made call passes
+//     only when its arguments and its expected call's are within each
+//     other, that is equal.
+//
+// Deliberate differences, each for a reason:
+//
+//   - Pairing is a maximum bipartite matching (Kuhn's augmenting paths),
+//     where _is_trajectory_superset and strict.py take, for each call,
+//     the first unused call that matches. The two agree whenever the
+//     arguments compare exact or ignore (a match is then an equivalence,
+//     and greedy pairing is maximal); under subset or superset arguments
+//     greedy pairing can fail where a full pairing exists, and then
+//     openevals' verdict depends on the order the agent happened to
+//     make its calls in. We pass those: order is what these modes say
+//     does not matter.
+//   - The expected trajectory is written as calls (Calls) or as the
+//     calls of each AI message (Steps), not as whole messages: strict
+//     compares the tool calls only, flat and in order (openevals
+//     compares every message's role, the message count included, and
+//     the calls of one message in any order); GroupParallel gives
+//     openevals' per-message comparison for the AI messages with tool
+//     calls. Message text, roles and the final answer are the final and
+//     graders expectations' job.
+//   - Custom matchers per tool (a callable, or a list of key paths,
+//     in tool_args_match_overrides) are not offered: ToolArgs takes a
+//     mode per tool; a Go grader ("go: name") or an args grader
+//     compares arguments any other way.
+//   - Values compare as JSON values (engine.ValueEqual): true never
+//     equals 1, which Python's == lets through.
 package grade

@@ -8,9 +8,9 @@ import (
 	"github.com/agenteval/agenteval/engine"
 )
 
-// Trajectory modes and argument modes, as in langchain-ai/agentevals'
+// Trajectory modes and argument modes, as in openevals'
 // create_trajectory_match_evaluator (trajectory_match_mode and
-// tool_args_match_mode).
+// tool_args_match_mode; python/openevals/trajectory/match.py).
 const (
 	modeStrict    = "strict"
 	modeUnordered = "unordered"
@@ -41,40 +41,64 @@ func (c trajectoryCheck) argMode(name string) string {
 }
 
 // matches reports whether the call made matches the expected one: same name
-// and arguments equal under the tool's argument mode.
+// and arguments equal under the tool's argument mode, compared as
+// openevals' matchers are called by its strict and superset modes,
+// matcher(made call's args, expected call's args).
 func (c trajectoryCheck) matches(want Call, got engine.ToolCall) bool {
-	return want.Name == got.Name && argsMatch(c.argMode(want.Name), want.Args, got.Args)
+	return want.Name == got.Name && argsMatch(c.argMode(want.Name), got.Args, engine.ValueForJSON(want.Args))
 }
 
-// argsMatch compares expected arguments with a call's, following
-// agentevals' _is_trajectory_superset argument modes: "subset" means the
-// call's arguments are a subset of the expected ones, "superset" that they
-// contain them. Expected nil arguments are the empty object. Values compare
-// with engine.ValueEqual (1 equals 1.0, key order does not matter).
-func argsMatch(mode string, want any, got *engine.Object) bool {
+// matchesBack is matches with the arguments the other way round,
+// matcher(expected call's args, made call's args): openevals' subset mode
+// runs its superset check with the trajectories swapped
+// (python/openevals/trajectory/subset.py, _scorer: _is_trajectory_superset(
+// reference_outputs, outputs, ...)), so under "subset" arguments the
+// expected arguments must be within the made call's, and under "superset"
+// the made call's within the expected ones.
+func (c trajectoryCheck) matchesBack(want Call, got engine.ToolCall) bool {
+	return want.Name == got.Name && argsMatch(c.argMode(want.Name), engine.ValueForJSON(want.Args), got.Args)
+}
+
+// argsMatch is openevals' matcher for an argument mode
+// (python/openevals/trajectory/utils.py: _exact_match, _subset_match,
+// _superset_match, _ignore_match), called as matcher(first, second):
+// "subset" means every key of first is in second with an equal value,
+// "superset" every key of second in first. Nil arguments are the empty
+// object; arguments that are not an object match nothing but "ignore".
+// Values compare with engine.ValueEqual (1 equals 1.0, key order does not
+// matter).
+func argsMatch(mode string, first, second any) bool {
 	if mode == argsIgnore {
 		return true
 	}
-	if got == nil {
-		got = engine.NewObject()
-	}
-	w := engine.ValueForJSON(want)
-	if w == nil {
-		w = engine.NewObject()
-	}
-	wo, ok := w.(*engine.Object)
-	if !ok {
+	a, ok1 := argsObject(first)
+	b, ok2 := argsObject(second)
+	if !ok1 || !ok2 {
 		return false // arguments are always an object
 	}
 	switch mode {
 	case argsExact:
-		return engine.ValueEqual(wo, got)
+		return engine.ValueEqual(a, b)
 	case argsSubset:
-		return keysWithin(got, wo)
+		return keysWithin(a, b)
 	case argsSuperset:
-		return keysWithin(wo, got)
+		return keysWithin(b, a)
 	}
 	return false
+}
+
+// argsObject is v as arguments: nil is the empty object.
+func argsObject(v any) (*engine.Object, bool) {
+	switch o := v.(type) {
+	case nil:
+		return engine.NewObject(), true
+	case *engine.Object:
+		if o == nil {
+			return engine.NewObject(), true
+		}
+		return o, true
+	}
+	return nil, false
 }
 
 // keysWithin reports whether every key of small is in big with an equal
@@ -94,19 +118,27 @@ func keysWithin(small, big *engine.Object) bool {
 }
 
 // checkTrajectory checks the tool calls of the AI messages against t,
-// following agentevals' trajectory match evaluators
-// (agentevals/trajectory/strict.py, unordered.py, subset.py, superset.py):
+// following openevals' trajectory match evaluators (langchain-ai/openevals
+// at bdb122e, python/openevals/trajectory/strict.py, unordered.py,
+// subset.py, superset.py and utils.py), argMode giving each tool's
+// argument mode (tool_args_match_mode and tool_args_match_overrides):
 //
-//   - strict: the same calls in the same order; with GroupParallel, the
-//     same number of AI messages with calls, each message's calls equal to
-//     its step as a multiset;
-//   - unordered: the same calls as a multiset;
-//   - subset: every call made matches a distinct expected call;
-//   - superset: every expected call matches a distinct call made.
+//   - strict: the same calls in the same order, each made call's
+//     arguments against its expected call's, matcher(made, expected);
+//     with GroupParallel, the same number of AI messages with calls,
+//     each message's calls matching its step as a multiset;
+//   - superset: every expected call matches a distinct made call,
+//     matcher(made, expected) (superset.py: _is_trajectory_superset(
+//     outputs, reference_outputs));
+//   - subset: every made call matches a distinct expected call,
+//     matcher(expected, made) (subset.py: the same check with the
+//     trajectories swapped);
+//   - unordered: both of the above (unordered.py), each with its own
+//     pairing.
 //
-// The multiset modes use a maximum matching, so the order of the calls never
-// decides whether lenient argument modes pair them up. AI messages without
-// tool calls contribute nothing.
+// The multiset comparisons use a maximum matching where openevals pairs
+// greedily in order; the package doc lists this and the other deliberate
+// differences. AI messages without tool calls contribute nothing.
 func checkTrajectory(t Trajectory, ais []engine.Message) Result {
 	ex := Result{Name: "trajectory"}
 	mode := t.Mode
@@ -232,7 +264,7 @@ func (c trajectoryCheck) strictGrouped(ex Result, want [][]Call, got [][]engine.
 		if i < len(got) {
 			g = got[i]
 		}
-		pairs := c.match(w, g)
+		pairs := c.match(w, g, c.matches)
 		ok := i < len(want) && i < len(got) && len(w) == len(g) && matchedCount(pairs) == len(w)
 		prefix := fmt.Sprintf("[%d] ", i+1)
 		wl, gl := callLines(w, g, pairs, orderGot(pairs, len(g)))
@@ -278,17 +310,13 @@ func gotGroupText(g []engine.ToolCall, ok bool) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-// multiset checks the unordered, subset and superset modes with a maximum
-// matching between expected and made calls.
+// multiset checks the unordered, subset and superset modes. Expected calls
+// are paired with made calls by a maximum matching under matches
+// (superset's direction) and, for unordered and subset, made calls with
+// expected ones under matchesBack (subset's direction).
 func (c trajectoryCheck) multiset(ex Result, mode string, want []Call, got []engine.ToolCall) Result {
-	pairs := c.match(want, got)
-	matched := make([]bool, len(got))
-	for _, j := range pairs {
-		if j >= 0 {
-			matched[j] = true
-		}
-	}
 	var missing, extra []string // expected calls not made; calls not expected
+	pairs := c.match(want, got, c.matches)
 	if mode == modeUnordered || mode == modeSuperset {
 		for i, j := range pairs {
 			if j < 0 {
@@ -297,10 +325,20 @@ func (c trajectoryCheck) multiset(ex Result, mode string, want []Call, got []eng
 		}
 	}
 	if mode == modeUnordered || mode == modeSubset {
+		back := c.match(want, got, c.matchesBack)
+		matched := make([]bool, len(got))
+		for _, j := range back {
+			if j >= 0 {
+				matched[j] = true
+			}
+		}
 		for j, ok := range matched {
 			if !ok {
 				extra = append(extra, fmt.Sprintf("unexpected call %s", formatGot(got[j])))
 			}
+		}
+		if mode == modeSubset {
+			pairs = back
 		}
 	}
 	problems := append(missing, extra...)
@@ -316,15 +354,16 @@ func (c trajectoryCheck) multiset(ex Result, mode string, want []Call, got []eng
 	return ex
 }
 
-// match returns a maximum matching between expected and made calls:
+// match returns a maximum matching between expected and made calls under
+// matches:
 // pairs[i] is the made call matched to want[i], or -1. It uses augmenting
 // paths (Kuhn's algorithm), so a call that a greedy pass would give to the
 // wrong expectation is moved when that lets more calls match.
-func (c trajectoryCheck) match(want []Call, got []engine.ToolCall) []int {
+func (c trajectoryCheck) match(want []Call, got []engine.ToolCall, matches func(Call, engine.ToolCall) bool) []int {
 	adj := make([][]int, len(want))
 	for i, w := range want {
 		for j, g := range got {
-			if c.matches(w, g) {
+			if matches(w, g) {
 				adj[i] = append(adj[i], j)
 			}
 		}

@@ -14,9 +14,13 @@ import (
 //go:embed page.html.tmpl
 var pageSource string
 
+//go:embed detail.html.tmpl
+var detailSource string
+
 // pageTemplate is parsed once and only executed afterwards; html/template
-// makes executing it safe from many goroutines.
-var pageTemplate = template.Must(template.New("page").Parse(pageSource))
+// makes executing it safe from many goroutines. It holds the page and the
+// parts of it that DetailHTML and DetailCSS share with other pages.
+var pageTemplate = template.Must(template.Must(template.New("page").Parse(pageSource)).Parse(detailSource))
 
 // WriteHTML writes r as one self-contained HTML page: inline CSS, no
 // script, and no reference to anything outside the page (no external

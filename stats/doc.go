@@ -6,7 +6,9 @@
 // Fisher's exact tests, the Cochran–Mantel–Haenszel test), intervals for
 // rates (Wilson, Clopper–Pearson, Newcombe, MOVER sums), corrections for
 // multiple tests (Holm, Benjamini–Hochberg), power and sample size for two
-// rates, and curve fits (power-law and straight-line growth).
+// rates, agreement between raters (Cohen's κ with its Fleiss-Cohen-Everitt
+// interval, Krippendorff's α with a bootstrap one) and curve fits
+// (power-law and straight-line growth).
 //
 // # Contract
 //

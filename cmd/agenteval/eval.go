@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agenteval/agenteval/cassette"
 	"github.com/agenteval/agenteval/eval"
+	"github.com/agenteval/agenteval/harness"
 	"github.com/agenteval/agenteval/report"
 	"github.com/agenteval/agenteval/report/evalreport"
 )
@@ -27,6 +29,7 @@ var evalWriters = map[string]func(io.Writer, *evalreport.Report) error{
 func newEvalCmd() *cobra.Command {
 	var (
 		cassettes, mode, shard, format, reportDir, baseline string
+		labelsFile                                          string
 		parallel, trials, maxTrials                         int
 		maxCost, failUnder, planEffect, planBase            float64
 		overwrite, shardFromEnv, noTiming                   bool
@@ -131,6 +134,10 @@ on a usage or eval file error.`,
 			if err != nil {
 				return &usageError{err: err}
 			}
+			labels, labelsPath, err := readEvalLabels(labelsFile, f, limits, sh)
+			if err != nil {
+				return &usageError{err: err}
+			}
 			opts := eval.Options{CassetteDir: cassettes, Mode: m, Overwrite: overwrite, Parallel: parallel, Shard: sh,
 				MaxCostUSD: maxCost, MaxTrials: maxTrials, FailUnder: failUnder}
 			stderr := cmd.ErrOrStderr()
@@ -143,6 +150,11 @@ on a usage or eval file error.`,
 			rep := eval.Run(ctxOf(cmd), plan, opts)
 			if opts.Progress != nil {
 				fmt.Fprintln(stderr)
+			}
+			if labelsPath != "" {
+				if err := eval.Calibrate(rep, labels, filepath.ToSlash(labelsPath)); err != nil {
+					return &usageError{err: fmt.Errorf("eval: labels: %w", err)}
+				}
 			}
 			if noTiming {
 				rep = evalreport.StripTiming(rep)
@@ -202,8 +214,30 @@ on a usage or eval file error.`,
 	fl.StringArrayVar(&thresholds, "threshold", nil, "with --baseline: a threshold such as 'pass_rate:delta>=-0.05' (breaks on evidence, Holm-corrected) or 'pass_rate:lower>=-0.05' (non-inferiority) (repeatable)")
 	fl.Float64Var(&planEffect, "plan", 0, "print how many trials per cell find this change in pass rate 80% of the time, and run nothing")
 	fl.Float64Var(&planBase, "plan-base", 0.5, "with --plan: the pass rate the change is from (0.5, the default, needs the most trials)")
+	fl.StringVar(&labelsFile, "labels", "", "human labels (.csv or .jsonl) to calibrate the judges against, replacing the eval file's labels")
 	addLimitFlag(cmd, &limitArgs, limitUsage)
 	return cmd
+}
+
+// readEvalLabels reads --labels, or else the eval file's labels, before
+// any trial runs; labels ("", nil) when neither is set. Labels name trials
+// of the whole run, so they cannot go with --shard.
+func readEvalLabels(flag string, f *eval.File, limits harness.Limits, sh harness.Shard) ([]eval.Label, string, error) {
+	path := flag
+	if path == "" {
+		path = f.LabelsPath()
+	}
+	if path == "" {
+		return nil, "", nil
+	}
+	if sh.String() != "" {
+		return nil, "", errors.New("eval: labels calibrate the judges of a whole run, not of one --shard")
+	}
+	labels, err := eval.ReadLabels(path, limits)
+	if err != nil {
+		return nil, "", fmt.Errorf("eval: labels: %w", err)
+	}
+	return labels, path, nil
 }
 
 // readEvalReport reads the eval report at path (evalreport.ReadJSON),

@@ -313,3 +313,30 @@ func TestEvalPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalLabels: --labels calibrates the judges of the bundled suite;
+// a bad labels file is an input error naming file, line and column
+// before any trial runs; labels do not go with --shard.
+func TestEvalLabels(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(bad, []byte("scenario,trial,label\npacking,0,maybe\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		reason string
+		args   []string
+		code   int
+		want   string
+	}{
+		{"the eval file's labels calibrate its judge", []string{"eval", "../../evals/suite.yaml"}, 0, "helpful  pass_fail  ann    20      0.95       0.86 [0.59, 1.00]"},
+		{"a bad labels file is refused at its file:line: column", []string{"eval", "--labels", bad, "../../evals/suite.yaml"}, 2, "bad.csv:2:1: trial: \"0\": expected a whole number from 1"},
+		{"labels name trials of a whole run", []string{"eval", "--shard", "1/2", "../../evals/suite.yaml"}, 2, "labels calibrate the judges of a whole run, not of one --shard"},
+	}
+	for _, tc := range tests {
+		code, out, errOut := runCLI(tc.args...)
+		if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+			t.Errorf("%s: exit %d (want %d), output lacks %q:\n%s%s", tc.reason, code, tc.code, tc.want, out, errOut)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+
+	"github.com/agenteval/agenteval/report"
 )
 
 var pageTmpl = template.Must(template.New("eval").Funcs(template.FuncMap{
@@ -21,6 +23,9 @@ table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-
 .ci{position:absolute;top:0;height:10px;background:#9bc}
 .pt{position:absolute;top:-2px;width:2px;height:14px;background:#124}
 .fail{background:#fdd}.error{background:#fec}
+pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:6px 8px;white-space:pre-wrap;word-break:break-word;margin:2px 0}
+details.trial{margin:2px 0}details.trial>summary{cursor:pointer}details.trial.fail>summary{color:#cf222e}details.trial.error>summary{color:#bc4c00}
+{{.DetailCSS}}
 </style></head><body>
 <h1>eval {{.R.Eval}}</h1>
 <p>{{len .IDs}} scenarios × {{len .R.Variants}} variants × {{.R.TrialsPerCell}} trials. Bars: pass rate over the effective trials (copies count once, errored trials left out) and its Clopper–Pearson 95% interval. Control: {{.R.Control}}.</p>
@@ -37,6 +42,7 @@ table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-
 {{range .R.Comparisons}}{{$c := .}}{{range .Overall}}<tr><td>{{$c.New}} vs {{$c.Base}}</td><td>{{f2 .Delta}} [{{f2 .Lo}}, {{f2 .Hi}}]</td><td>{{printf "%.3f" .P}} ({{.Test}})</td><td>{{printf "%.3f" .Q}}</td><td>{{f2 .MDE}}</td></tr>{{end}}{{end}}</table>
 {{with (index .R.Comparisons 0).Multiplicity}}<p>{{.Tests}} tests; {{.Uncorrected}} at p &lt; 0.05, {{.Flagged}} flagged after Benjamini–Hochberg (q &lt; 0.05).</p>{{end}}{{end}}
 {{if .R.Thresholds}}<h2>Thresholds</h2><ul>{{range .R.Thresholds}}<li>{{if .Pass}}✓{{else}}✗{{end}} {{.Scope}}: {{.Threshold}} (got {{f2 .Got}}){{if .Why}} — {{.Why}}{{end}}</li>{{end}}</ul>{{end}}
+{{.Why}}
 </body></html>
 `))
 
@@ -74,12 +80,18 @@ func WriteHTML(w io.Writer, r *Report) error {
 		}
 		scores = append(scores, line)
 	}
+	why, err := whyHTML(r)
+	if err != nil {
+		return fmt.Errorf("write html: %w", err)
+	}
 	if err := pageTmpl.Execute(w, struct {
-		R      *Report
-		IDs    []string
-		Rows   []row
-		Scores []scoreLine
-	}{r, ids, rows, scores}); err != nil {
+		R         *Report
+		IDs       []string
+		Rows      []row
+		Scores    []scoreLine
+		Why       template.HTML
+		DetailCSS template.CSS
+	}{r, ids, rows, scores, why, report.DetailCSS()}); err != nil {
 		return fmt.Errorf("write html: %w", err)
 	}
 	return nil

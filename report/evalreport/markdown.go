@@ -85,6 +85,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		writeMarkdownScores(&b, r, rows)
 		b.WriteString("</details>\n\n")
 	}
+	writeWhyMarkdown(&b, r)
+	writeCalibrationMarkdown(&b, r)
 	if len(r.Comparisons) > 0 {
 		b.WriteString("| variant vs control | Δ macro pass rate | p | q | MDE | cost |\n|---|---|---|---|---|---|\n")
 		for _, c := range r.Comparisons {

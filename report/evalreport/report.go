@@ -50,6 +50,10 @@ type Report struct {
 	// Gates says how the thresholds that test (a pass_rate min) were
 	// corrected for their number.
 	Gates *Multiplicity `json:"gates,omitempty"`
+	// Labels is the labels file the judges were calibrated against, and
+	// Calibration each judge's agreement with them; none without labels.
+	Labels      string        `json:"labels,omitempty"`
+	Calibration []Calibration `json:"calibration,omitempty"`
 	// Timing is wall-clock data, kept apart so that reports compare.
 	Timing *RunTiming `json:"timing,omitempty"`
 }
@@ -133,6 +137,13 @@ type Cell struct {
 	Verdict string `json:"verdict"`
 	// Trials are every trial, by index.
 	Trials []Trial `json:"trials"`
+	// Failing are the expectations that failed in its trials, most
+	// often first, each with an example; Answers its distinct final
+	// answers, most often first, at most MaxAnswers of them, and
+	// OtherAnswers the trials that gave another (see SummarizeWhy).
+	Failing      []FailureCount `json:"failing,omitempty"`
+	Answers      []Answer       `json:"answers,omitempty"`
+	OtherAnswers int            `json:"other_answers,omitempty"`
 	// Timing holds the latency, wall-clock data.
 	Timing *CellTiming `json:"timing,omitempty"`
 }
@@ -210,6 +221,12 @@ type Trial struct {
 	// replay the same recording and count once (Cell.EffectiveN).
 	Cassette       string `json:"cassette,omitempty"`
 	CassetteSHA256 string `json:"cassette_sha256,omitempty"`
+	// Failures are the expectations, invariants and graders that did
+	// not hold, in check order.
+	Failures []Failure `json:"failures,omitempty"`
+	// Detail is the trial's transcript and sequence diagram; only some
+	// trials of a cell keep one (DetailTrials).
+	Detail *TrialDetail `json:"detail,omitempty"`
 	// Timing is wall-clock data.
 	Timing *TrialTiming `json:"timing,omitempty"`
 }

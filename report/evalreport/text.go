@@ -56,6 +56,8 @@ func WriteText(w io.Writer, r *Report) error {
 		b.WriteString("\ngrader scores: mean [95% interval over the effective trials]\n")
 		writeScoreGrid(&b, r, rows)
 	}
+	writeWhyText(&b, r)
+	writeCalibrationText(&b, r)
 	for _, c := range r.Comparisons {
 		b.WriteString("\n")
 		writeComparison(&b, c, false)

@@ -36,7 +36,7 @@ func fixture() *Report {
 		}
 	}
 	th := &Thresholds{PassRate: &MinThreshold{Min: 0.5}}
-	return &Report{
+	r := &Report{
 		Schema: Schema, Eval: "fixture", File: "evals/fixture.yaml", TrialsPerCell: 3, Seed: 7, Control: "base",
 		Variants: []VariantInfo{{Name: "base"}, {Name: "terse", Description: "a terse prompt", Overrides: []string{"prompt"}}},
 		Budget:   &Budget{MaxTrials: 11, SpentUSD: 0.011, Run: 11, Stopped: true, Unrun: 1, Reason: "--max-trials 11 reached"},
@@ -89,6 +89,49 @@ func fixture() *Report {
 		},
 		Timing: &RunTiming{WallMS: 12, Parallel: 2, TrialsPerSecond: 916.7},
 	}
+	withWhy(r)
+	return r
+}
+
+// withWhy gives the fixture's trials their answers, failures and, for two
+// of them, a transcript, and summarizes its cells as package eval does.
+func withWhy(r *Report) {
+	finals := map[string][]string{
+		"forecast\x00base":       {"Sunny, 21 °C.", "Sunny, 21 °C.", "Sunny, 21 °C."},
+		"forecast\x00terse":      {"Sunny.", "I am not sure.", "I am not sure."},
+		"capital[Peru]\x00base":  {"Lima.", "Lima.", "Lima."},
+		"capital[Peru]\x00terse": {"Lima.", ""},
+	}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		for j := range c.Trials {
+			c.Trials[j].Final = finals[c.ID+"\x00"+c.Variant][j]
+		}
+	}
+	terse := &r.Cells[1]
+	for j := 1; j < 3; j++ {
+		terse.Trials[j].Message = `final: want text containing "sunny", got "I am not sure."`
+		terse.Trials[j].Failures = []Failure{
+			{Name: "final", Message: `final: want text containing "sunny", got "I am not sure."`},
+			{Name: "forecast checked", Message: "forecast checked: score 0, want at least 1", Diff: "- get_forecast {\"city\": \"Paris\"}\n"},
+		}
+	}
+	terse.Trials[2].Failures = append(terse.Trials[2].Failures, Failure{Name: "graders[1] (judge)", Message: "graders[1] (judge): score 0, want at least 0.5: it does not answer"})
+	terse.Trials[1].Detail = &TrialDetail{
+		Trajectory: []report.Step{{Turn: 0, Thread: "main", Step: 1, Nodes: []string{"agent"}, Messages: []report.Message{{Type: "ai", ID: "m1", Content: "I am not sure."}}}},
+		Exchanges:  []report.Exchange{{From: "user", To: "agent", Label: "Weather in Paris?", Kind: "input"}, {From: "agent", To: "model", Label: "request", Kind: "request"}, {From: "model", To: "agent", Label: "I am not sure.", Kind: "response"}},
+	}
+	r.Cells[0].Trials[0].Detail = &TrialDetail{Exchanges: []report.Exchange{{From: "user", To: "agent", Label: "Weather in Paris?", Kind: "input"}}}
+	for i := range r.Cells {
+		SummarizeWhy(&r.Cells[i])
+	}
+	r.Labels = "evals/labels.csv"
+	r.Calibration = []Calibration{{Grader: "graders[1] (judge)", Kind: "pass_fail", Units: 6,
+		Raters: []RaterAgreement{
+			{Rater: "ann", N: 6, Agreement: 5.0 / 6, Kappa: &Interval{Value: 2.0 / 3, Lo: 0.1, Hi: 1}},
+			{Rater: "bob", N: 2, Agreement: 1, Note: "the judge and the rater gave every trial one same verdict"},
+		},
+		Alpha: &Interval{Value: 0.62, Lo: 0.05, Hi: 1}}}
 }
 
 // updating reports whether goldie's -update flag (goldie declares it) is set:
