@@ -261,3 +261,31 @@ func scoreText(f float64) string {
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
 }
+
+// ScenarioHTML renders one scenario as WriteHTML's page does — its
+// <section class="scenario"> with the expectations, diffs, sequence
+// diagram, final answer and trajectory — for a page that shows scenarios
+// one at a time (agenteval view); id is the section's anchor. All report
+// text is escaped; the page's StyleHTML styles it.
+func ScenarioHTML(s *Scenario, id string) (template.HTML, error) {
+	h, err := newHTMLScenario(s, id)
+	if err != nil {
+		return "", fmt.Errorf("render scenario: %w", err)
+	}
+	var b strings.Builder
+	if err := pageTemplate.ExecuteTemplate(&b, "scenario", h); err != nil {
+		return "", fmt.Errorf("render scenario %q: %w", s.Name, err)
+	}
+	return template.HTML(xmlText(b.String())), nil
+}
+
+// StyleHTML is the CSS of WriteHTML's page (without the <style> tags), for
+// a page that shows ScenarioHTML's sections.
+func StyleHTML() template.CSS {
+	var b strings.Builder
+	if err := pageTemplate.ExecuteTemplate(&b, "style", nil); err != nil {
+		// the template is fixed and takes no data
+		panic(err)
+	}
+	return template.CSS(b.String())
+}

@@ -222,3 +222,21 @@ func prefixed(prefix, columns string) string {
 	}
 	return b.String()
 }
+
+// EvalHeader returns the report of eval id without its cells: the
+// variants, each variant's macro pass rate over the suite, the
+// comparisons and thresholds.
+func (s *Store) EvalHeader(ctx context.Context, id int64) (*evalreport.Report, error) {
+	kind, header, err := s.header(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if kind != KindEval {
+		return nil, fmt.Errorf("results store %s: entry %d is a run, not an eval", s.name, id)
+	}
+	var r evalreport.Report
+	if err := decode(header, &r); err != nil {
+		return nil, fmt.Errorf("results store %s: entry %d: %w", s.name, id, err)
+	}
+	return &r, nil
+}

@@ -366,3 +366,11 @@ func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
 	}
 	return notStore(tx.Commit())
 }
+
+// Kind is the entry's kind.
+func (e Entry) Kind() Kind {
+	if e.Eval != nil {
+		return KindEval
+	}
+	return KindRun
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/agenteval/agenteval/eval"
 	"github.com/agenteval/agenteval/report"
 	"github.com/agenteval/agenteval/report/evalreport"
+	"github.com/agenteval/agenteval/store"
 )
 
 // evalWriters print an eval report on stdout, by --format.
@@ -26,7 +27,7 @@ var evalWriters = map[string]func(io.Writer, *evalreport.Report) error{
 
 func newEvalCmd() *cobra.Command {
 	var (
-		cassettes, mode, shard, format, reportDir, baseline string
+		cassettes, mode, shard, format, reportDir, baseline, storeDSN string
 		parallel, trials, maxTrials                         int
 		maxCost, failUnder                                  float64
 		overwrite, shardFromEnv, noTiming                   bool
@@ -60,15 +61,24 @@ trials; join the shards' JSON with "agenteval report merge".
 
 It exits 0 when every threshold held (the file's, --fail-under's and, with
 --baseline, --threshold's), 1 when one broke or a trial could not run, and 2
-on a usage or eval file error.`,
+on a usage or eval file error.
+
+--store appends the eval (when, the git commit, every cell with its trials
+and their final answers) to a results store that "agenteval view" shows:
+--store alone is .agenteval/results.db, --store=PATH another SQLite file,
+--store=postgres://... a PostgreSQL database a team shares.`,
 		Example: `  agenteval eval evals/suite.yaml
   agenteval eval --parallel 8 --format json evals/suite.yaml > eval.json
   agenteval eval --mode replay-or-record --max-cost 2.50 evals/providers.yaml
   agenteval eval --fail-under 0.9 --report-dir reports/ evals/suite.yaml
   agenteval eval --baseline reports/eval-base.json --threshold 'pass_rate:delta>=-0.05' evals/suite.yaml
   agenteval eval --shard 2/4 --format json evals/suite.yaml > shard2.json
-  agenteval eval --no-timing --format json evals/suite.yaml > reports/eval/suite.json`,
+  agenteval eval --no-timing --format json evals/suite.yaml > reports/eval/suite.json
+  agenteval eval --store evals/suite.yaml      # also append the eval to .agenteval/results.db (agenteval view)`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if err := checkStoreArgs(cmd, "eval", storeDSN, args); err != nil {
+				return err
+			}
 			if len(args) != 1 {
 				return &usageError{err: errors.New("eval: give one eval file\nrun 'agenteval eval --help' for usage")}
 			}
@@ -124,6 +134,7 @@ on a usage or eval file error.`,
 			if isTerminal(stderr) {
 				opts.Progress = func(done, total int) { fmt.Fprintf(stderr, "\r%d/%d trials", done, total) }
 			}
+			started := nowOf(cmd)()
 			rep := eval.Run(ctxOf(cmd), plan, opts)
 			if opts.Progress != nil {
 				fmt.Fprintln(stderr)
@@ -162,6 +173,11 @@ on a usage or eval file error.`,
 					return err
 				}
 			}
+			if storeDSN != "" {
+				if err := appendToStore(cmd, storeDSN, store.Entry{Started: started, Suite: rep.Eval, Eval: rep}); err != nil {
+					return err
+				}
+			}
 			if failed {
 				setExit(cmd, exitFailed)
 			}
@@ -185,6 +201,7 @@ on a usage or eval file error.`,
 	fl.StringVar(&baseline, "baseline", "", "compare with this eval JSON report")
 	fl.StringArrayVar(&thresholds, "threshold", nil, "with --baseline: a threshold such as 'pass_rate:delta>=-0.05' (repeatable)")
 	addLimitFlag(cmd, &limitArgs, limitUsage)
+	addStoreFlag(cmd, &storeDSN)
 	return cmd
 }
 
