@@ -28,10 +28,10 @@ var evalWriters = map[string]func(io.Writer, *evalreport.Report) error{
 func newEvalCmd() *cobra.Command {
 	var (
 		cassettes, mode, shard, format, reportDir, baseline, storeDSN string
-		parallel, trials, maxTrials                         int
-		maxCost, failUnder                                  float64
-		overwrite, shardFromEnv, noTiming                   bool
-		thresholds, limitArgs                               []string
+		parallel, trials, maxTrials                                   int
+		maxCost, failUnder                                            float64
+		overwrite, shardFromEnv, noTiming                             bool
+		thresholds, limitArgs                                         []string
 	)
 	cmd := &cobra.Command{
 		Use:   "eval [flags] EVAL.yaml",

@@ -26,10 +26,10 @@ var reportWriters = map[string]func(io.Writer, *report.Report) error{
 func newRunCmd() *cobra.Command {
 	var (
 		root, cassettes, golden, reportDir, mode, shard, format, stateDir, storeDSN string
-		parallel                                                          int
-		timeout                                                           time.Duration
-		update, shardFromEnv, noReports, overwrite, watch                 bool
-		tags, limitArgs                                                   []string
+		parallel                                                                    int
+		timeout                                                                     time.Duration
+		update, shardFromEnv, noReports, overwrite, watch                           bool
+		tags, limitArgs                                                             []string
 	)
 	cmd := &cobra.Command{
 		Use:   "run [flags] [PATH...]",
