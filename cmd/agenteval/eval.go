@@ -27,12 +27,13 @@ var evalWriters = map[string]func(io.Writer, *evalreport.Report) error{
 
 func newEvalCmd() *cobra.Command {
 	var (
-		cassettes, mode, shard, format, reportDir, baseline, storeDSN string
-		parallel, trials, maxTrials                                   int
-		maxCost, failUnder                                            float64
-		overwrite, shardFromEnv, noTiming                             bool
-		thresholds, limitArgs                                         []string
+		cassettes, mode, shard, format, reportDir, baseline string
+		parallel, trials, maxTrials                         int
+		maxCost, failUnder                                  float64
+		overwrite, shardFromEnv, noTiming                   bool
+		thresholds, limitArgs                               []string
 	)
+	var storeDSN string // --store
 	cmd := &cobra.Command{
 		Use:   "eval [flags] EVAL.yaml",
 		Short: "Run a scenario set under variants, many trials each, with statistics",

@@ -25,12 +25,13 @@ var reportWriters = map[string]func(io.Writer, *report.Report) error{
 
 func newRunCmd() *cobra.Command {
 	var (
-		root, cassettes, golden, reportDir, mode, shard, format, stateDir, storeDSN string
-		parallel                                                                    int
-		timeout                                                                     time.Duration
-		update, shardFromEnv, noReports, overwrite, watch                           bool
-		tags, limitArgs                                                             []string
+		root, cassettes, golden, reportDir, mode, shard, format, stateDir string
+		parallel                                                          int
+		timeout                                                           time.Duration
+		update, shardFromEnv, noReports, overwrite, watch                 bool
+		tags, limitArgs                                                   []string
 	)
+	var storeDSN string // --store
 	cmd := &cobra.Command{
 		Use:   "run [flags] [PATH...]",
 		Short: "Replay scenarios against their cassettes and check their expectations",
