@@ -240,3 +240,60 @@ func (s *Store) EvalHeader(ctx context.Context, id int64) (*evalreport.Report, e
 	}
 	return &r, nil
 }
+
+// Row is one scenario of a run (or one cell of an eval) as a list shows
+// it: its columns, and its JSON record only when it did not pass (a
+// failure's message and diff), so that a list of a large run reads little
+// more than its columns.
+type Row struct {
+	Name, Variant, Status string
+	N, Passed, Tokens     int
+	CostUSD               float64
+	// Record is the report's JSON of the scenario or cell when its status
+	// is neither "pass" nor "skip"; nil otherwise.
+	Record []byte
+}
+
+// Rows returns the rows of entry id in the order they were stored.
+func (s *Store) Rows(ctx context.Context, id int64) ([]Row, error) {
+	rows, err := s.db.QueryContext(ctx, s.dialect.q(`SELECT name, variant, status, n, passed, tokens, cost_usd,
+CASE WHEN status IN ('pass', 'skip') THEN '' ELSE record END FROM results_rows WHERE run_id = ? ORDER BY seq`), id)
+	if err != nil {
+		return nil, fmt.Errorf("results store %s: entry %d: %w", s.name, id, notStore(err))
+	}
+	defer rows.Close()
+	var out []Row
+	for rows.Next() {
+		var r Row
+		var record string
+		if err := rows.Scan(&r.Name, &r.Variant, &r.Status, &r.N, &r.Passed, &r.Tokens, &r.CostUSD, &record); err != nil {
+			return nil, fmt.Errorf("results store %s: entry %d: %w", s.name, id, notStore(err))
+		}
+		if record != "" {
+			r.Record = []byte(record)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("results store %s: entry %d: %w", s.name, id, notStore(err))
+	}
+	return out, nil
+}
+
+// Scenario returns one scenario of run id, with its transcript.
+func (s *Store) Scenario(ctx context.Context, id int64, name string) (*report.Scenario, error) {
+	var record, transcript string
+	err := s.db.QueryRowContext(ctx, s.dialect.q(`SELECT record, transcript FROM results_rows WHERE run_id = ? AND name = ? AND variant = ''`), id, name).Scan(&record, &transcript)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("results store %s: entry %d has no scenario %q: %w", s.name, id, name, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("results store %s: entry %d: %w", s.name, id, notStore(err))
+	}
+	var sc report.Scenario
+	if err := decode([]byte(record), &sc); err != nil {
+		return nil, fmt.Errorf("results store %s: entry %d: scenario %s: %w", s.name, id, name, err)
+	}
+	sc.Transcript = transcript
+	return &sc, nil
+}

@@ -92,11 +92,11 @@ func browse(t *testing.T, tab context.Context, base string) {
 
 	t.Run("a run lists its failures first, and filter and search narrow the list", func(t *testing.T) {
 		url := base + "/run/" + runB
-		first := js[[]string](t, tab, url, `[...document.querySelectorAll("table.scenarios tr.row")].slice(0, 2).map(r => r.dataset.status + " " + r.querySelector("a").textContent)`)
+		first := js[[]string](t, tab, url, `[...document.querySelectorAll("#scenarios .row")].slice(0, 2).map(r => r.classList[1] + " " + r.querySelector("a").textContent)`)
 		if len(first) != 2 || first[0] != "fail "+flipped || !strings.HasPrefix(first[1], "pass ") {
 			t.Errorf("first rows = %q, want the failure %s first, then passes", first, flipped)
 		}
-		visible := `[...document.querySelectorAll("table.scenarios tr.row")].filter(r => r.offsetParent !== null).map(r => r.querySelector("a").textContent)`
+		visible := `[...document.querySelectorAll("#scenarios .row")].filter(r => getComputedStyle(r).display !== "none").map(r => r.querySelector("a").textContent)`
 		if got := js[[]string](t, tab, "", visible); len(got) != nScenarios {
 			t.Errorf("all: %d rows shown, want %d", len(got), nScenarios)
 		}
@@ -114,7 +114,7 @@ func browse(t *testing.T, tab context.Context, base string) {
 				t.Errorf("search hitl/ shows %s", name)
 			}
 		}
-		diff := js[string](t, tab, url, `document.querySelector("table.scenarios tr.fail pre.diff").textContent`)
+		diff := js[string](t, tab, url, `document.querySelector("#scenarios .row.fail pre.diff").textContent`)
 		if !strings.Contains(diff, "a line the run does not write") {
 			t.Errorf("the failure's diff = %q, want the golden line that changed", diff)
 		}
@@ -125,7 +125,7 @@ func browse(t *testing.T, tab context.Context, base string) {
 			String(document.querySelectorAll("svg.sequence g.msg, svg.sequence g[class*=msg]").length > 0),
 			String(document.querySelectorAll("table.expectations .bad").length),
 			document.querySelector("pre.transcript").textContent.split("\n")[0]]`,
-			chromedp.Click(chromedp.CSS(`table.scenarios tr.fail a`)), chromedp.WaitVisible(chromedp.CSS(`section.scenario`)))
+			chromedp.Click(chromedp.CSS(`#scenarios .row.fail a`)), chromedp.WaitVisible(chromedp.CSS(`section.scenario`)))
 		if len(got) != 4 || !strings.Contains(got[0], flipped) || got[1] != "true" || got[2] == "0" || got[3] == "" {
 			t.Errorf("scenario page = %q; want its name, a sequence diagram, a failed expectation and the transcript", got)
 		}

@@ -271,11 +271,14 @@ func (s *Server) scenarioTrend(w http.ResponseWriter, r *http.Request) {
 	}{name, plot(out, len(x)), rows})
 }
 
+// chunkRows is the rows of a run's list in one chunk.
+const chunkRows = 100
+
 // runScenarioRow is one scenario in a run's list.
 type runScenarioRow struct {
-	Name, Status, Class, Message, Diff, Search string
-	Cost                                       float64
-	Tokens                                     int
+	Name, Status, Class, Message, Diff string
+	Cost                               float64
+	Tokens                             int
 }
 
 // run shows one run: failures first, with a filter and a search box.
@@ -294,20 +297,36 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, fmt.Sprintf("/eval/%d", id), http.StatusSeeOther)
 		return
 	}
-	rep, err := s.st.Run(r.Context(), id)
+	stored, err := s.st.Rows(r.Context(), id)
 	if err != nil {
 		s.failFor(w, err)
 		return
 	}
-	rows := make([]runScenarioRow, 0, len(rep.Scenarios))
-	for _, sc := range failuresFirst(rep.Scenarios) {
-		rows = append(rows, runScenarioRow{Name: sc.Name, Status: string(sc.Status), Class: statusClass(sc.Status), Message: sc.Message, Diff: sc.Diff,
-			Search: strings.ToLower(sc.Name + " " + sc.Message), Cost: sc.Usage.CostUSD, Tokens: sc.Usage.TotalTokens})
+	rows := make([]runScenarioRow, 0, len(stored))
+	for _, sr := range stored {
+		row := runScenarioRow{Name: sr.Name, Status: sr.Status, Class: statusClass(report.Status(sr.Status)), Cost: sr.CostUSD, Tokens: sr.Tokens}
+		if sr.Record != nil {
+			// a failure's message and diff, from its record
+			var f struct{ Message, Diff string }
+			if err := json.Unmarshal(sr.Record, &f); err != nil {
+				s.fail(w, http.StatusInternalServerError, fmt.Errorf("run %d: scenario %s: a stored record does not decode: %w", id, sr.Name, err))
+				return
+			}
+			row.Message, row.Diff = f.Message, f.Diff
+		}
+		rows = append(rows, row)
+	}
+	failuresFirst(rows)
+	// the rows in chunks that the browser lays out only when they come
+	// into view (content-visibility), so that a large run opens at once
+	var chunks [][]runScenarioRow
+	for i := 0; i < len(rows); i += chunkRows {
+		chunks = append(chunks, rows[i:min(i+chunkRows, len(rows))])
 	}
 	s.render(w, "run", fmt.Sprintf("run %d", id), struct {
-		Entry entryRow
-		Rows  []runScenarioRow
-	}{newEntryRow(sum), rows})
+		Entry  entryRow
+		Chunks [][]runScenarioRow
+	}{newEntryRow(sum), chunks})
 }
 
 // runScenario shows one scenario of a run with report's renderer and its
@@ -319,17 +338,11 @@ func (s *Server) runScenario(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.URL.Query().Get("name")
-	rep, err := s.st.Run(r.Context(), id)
+	sc, err := s.st.Scenario(r.Context(), id, name)
 	if err != nil {
 		s.failFor(w, err)
 		return
 	}
-	i := slices.IndexFunc(rep.Scenarios, func(sc report.Scenario) bool { return sc.Name == name })
-	if i < 0 {
-		s.fail(w, http.StatusNotFound, fmt.Errorf("run %d has no scenario %q", id, name))
-		return
-	}
-	sc := &rep.Scenarios[i]
 	section, err := report.ScenarioHTML(sc, "scenario")
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err)
@@ -343,17 +356,16 @@ func (s *Server) runScenario(w http.ResponseWriter, r *http.Request) {
 	}{id, name, section, sc.Transcript})
 }
 
-// failuresFirst orders scenarios as report's writers do: failures,
-// errors, skips, passes, by name within each.
-func failuresFirst(ss []report.Scenario) []report.Scenario {
-	out := slices.Clone(ss)
-	rank := map[report.Status]int{report.StatusFail: 0, report.StatusError: 1, report.StatusSkip: 2, report.StatusPass: 3}
-	slices.SortStableFunc(out, func(a, b report.Scenario) int {
-		ra, ok := rank[a.Status]
+// failuresFirst orders rows as report's writers order scenarios:
+// failures, errors, skips, passes, by name within each.
+func failuresFirst(rows []runScenarioRow) {
+	rank := map[string]int{"fail": 0, "error": 1, "skip": 2, "pass": 3}
+	slices.SortStableFunc(rows, func(a, b runScenarioRow) int {
+		ra, ok := rank[a.Class]
 		if !ok {
 			ra = 4
 		}
-		rb, ok := rank[b.Status]
+		rb, ok := rank[b.Class]
 		if !ok {
 			rb = 4
 		}
@@ -362,7 +374,6 @@ func failuresFirst(ss []report.Scenario) []report.Scenario {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	return out
 }
 
 // statusClass is a verdict's CSS class; an unknown verdict is "unknown",

@@ -5,15 +5,20 @@
   document.querySelectorAll(".controls[data-table]").forEach(function (bar) {
     var table = document.getElementById(bar.dataset.table);
     if (!table) return;
-    var rows = table.querySelectorAll("tr.row");
+    var rows = table.querySelectorAll(".row");
+    var texts = null; // each row's text in lower case, read on the first search
     var filter = "all";
     var search = bar.querySelector("input.search");
     function apply() {
       var q = search ? search.value.trim().toLowerCase() : "";
+      if (q !== "" && texts === null) {
+        texts = [];
+        for (var j = 0; j < rows.length; j++) texts.push(rows[j].textContent.toLowerCase());
+      }
       for (var i = 0; i < rows.length; i++) {
         var r = rows[i];
-        var show = (filter === "all" || r.dataset.status === filter) &&
-          (q === "" || r.dataset.search.indexOf(q) >= 0);
+        var show = (filter === "all" || r.classList.contains(filter)) &&
+          (q === "" || texts[i].indexOf(q) >= 0);
         r.classList.toggle("hidden", !show);
       }
     }

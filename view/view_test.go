@@ -54,8 +54,8 @@ func TestPagesRefuseClearly(t *testing.T) {
 	}{
 		{"an entry that does not exist", "/run/99", 404, "entry 99: no such entry"},
 		{"an entry ID that is not a number", "/eval/x<b>", 400, `entry &#34;x&lt;b&gt;&#34;: not a number`},
-		{"a scenario the run does not have", "/run/1/scenario?name=%3Cb%3E", 404, `has no scenario &#34;&lt;b&gt;&#34;`},
-		{"a damaged record names the entry and the scenario, escaped", "/run/2", 500, "entry 2: scenario a: not an agenteval results store: a stored record does not decode"},
+		{"a scenario the run does not have", "/run/1/scenario?name=%3Cb%3E", 404, `has no scenario &#34;&lt;b&gt;&#34;: no such entry`},
+		{"a damaged record names the entry and the scenario, escaped", "/run/2/scenario?name=a", 500, "entry 2: scenario a: not an agenteval results store: a stored record does not decode"},
 		{"compare without IDs", "/compare", 400, "compare needs ?a=ID&amp;b=ID"},
 		{"the scenario page without a name", "/scenario", 400, "needs ?name=SCENARIO"},
 		{"a page that does not exist", "/nope", 404, "404 page not found"},
