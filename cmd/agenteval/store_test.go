@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,5 +87,48 @@ func TestStoreAndViewRefuse(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%s: %s: exit %d, stderr %q; want exit %d and %q", tc.reason, strings.Join(tc.args, " "), code, errOut, exitUsage, tc.want)
 		}
+	}
+}
+
+// TestViewServes starts "agenteval view" over a report folder written by
+// "agenteval run", loads its index over loopback, and stops it by
+// cancelling its context, as Ctrl-C does.
+func TestViewServes(t *testing.T) {
+	t.Parallel()
+	reports := t.TempDir()
+	if code, out, errOut := runCLI("run", "--root", "testdata/run", "--report-dir", reports, "testdata/run/fail"); code != 1 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := run(ctx, []string{"view", "--addr", "127.0.0.1:0", reports}, strings.NewReader(""), io.Discard, pw)
+		pw.Close()
+		done <- code
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("view printed no address: %v", err)
+	}
+	go io.Copy(io.Discard, pr)
+	_, rest, ok := strings.Cut(line, " on http://")
+	addr, _, _ := strings.Cut(rest, "/")
+	if !ok || !strings.HasPrefix(addr, "127.0.0.1:") {
+		t.Fatalf("view's first line = %q, want the 127.0.0.1 address it listens on", line)
+	}
+	resp, err := http.Get("http://" + addr + "/run/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "fail/weather_wrong") {
+		t.Errorf("GET /run/1 = %d, want the run's failing scenario:\n%s", resp.StatusCode, body)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("view exit %d after its context was cancelled, want 0", code)
 	}
 }
