@@ -43,7 +43,7 @@ func (r *reader) checkDuration(path, d string) {
 func (r *reader) checkAgent(s *Scenario) {
 	a := &s.Agent
 	r.checkExternal(s)
-	if strings.HasPrefix(a.Model, "openai-compatible:") && a.BaseURL == "" && a.Kind != "command" {
+	if strings.HasPrefix(a.Model, "openai-compatible:") && a.BaseURL == "" {
 		r.problem("agent.base_url", r.posOf("agent.model"), `missing: an "openai-compatible" model needs the server's base_url`)
 	}
 	if len(a.Middleware) > 0 && a.Kind != "agent" {

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"net/url"
 	"time"
 )
 
@@ -63,7 +64,6 @@ func (r *reader) checkCommand(s *Scenario) {
 		set   bool
 	}{
 		{"prompt", a.Prompt != ""},
-		{"base_url", a.BaseURL != ""},
 		{"recursion_limit", a.RecursionLimit != 0},
 		{"version", a.Version != ""},
 		{"name", a.Name != ""},
@@ -77,6 +77,18 @@ func (r *reader) checkCommand(s *Scenario) {
 	for _, f := range engineOnly {
 		if f.set {
 			r.problem("agent."+f.field, r.keyPosOf("agent."+f.field), `not for a "command" agent: the program builds its agent itself`)
+		}
+	}
+	if a.BaseURL != "" {
+		scripted := a.Model == "" || a.Model == "scripted"
+		u, err := url.Parse(a.BaseURL)
+		switch {
+		case scripted:
+			r.problem("agent.base_url", r.keyPosOf("agent.base_url"), `a scripted model answers from script: base_url names the endpoint a provider model ("openai-compatible:NAME", "openai:...", "anthropic:...") records from`)
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			r.problem("agent.base_url", r.posOf("agent.base_url"), fmt.Sprintf(`%q: expected an http or https URL with a host, such as "http://127.0.0.1:8000/v1"`, a.BaseURL))
+		case u.Fragment != "" || u.User != nil:
+			r.problem("agent.base_url", r.posOf("agent.base_url"), fmt.Sprintf(`%q: a base URL has no fragment and no user info (the key comes from the provider's variable, such as OPENAI_API_KEY)`, a.BaseURL))
 		}
 	}
 	if len(s.Tools) > 0 {

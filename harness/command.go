@@ -209,9 +209,26 @@ func (r *commandRun) source() (serve.Source, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	openaiKey, _ := lookup("OPENAI_API_KEY")
-	anthropicKey, _ := lookup("ANTHROPIC_API_KEY")
-	return serve.NewRecorder(rec, serve.RecorderOptions{OpenAIKey: openaiKey, AnthropicKey: anthropicKey}), nil
+	return serve.NewRecorder(rec, serve.RecorderOptions{Upstreams: recordUpstreams(s, lookup)}), nil
+}
+
+// recordUpstreams is where a record run forwards a command agent's
+// requests. With agent.base_url, the scenario model's provider alone, at
+// that URL (openai-compatible speaks OpenAI's protocols): a request of
+// another provider is refused and sent nowhere, so no traffic reaches a
+// host the scenario does not name. Without, every provider at its public
+// endpoint. The key is the provider's, read from its variable
+// (OPENAI_API_KEY, ANTHROPIC_API_KEY) in agenteval's environment.
+func recordUpstreams(s *Scenario, lookup func(string) (string, bool)) map[string]serve.Upstream {
+	if s.Agent.BaseURL == "" {
+		return serve.PublicUpstreams(lookup)
+	}
+	provider, _, _ := strings.Cut(s.Agent.Model, ":")
+	if provider == llm.ProviderOpenAICompatible {
+		provider = llm.ProviderOpenAI
+	}
+	key, _ := lookup(serve.KeyEnv(provider))
+	return map[string]serve.Upstream{provider: {BaseURL: s.Agent.BaseURL, Key: key}}
 }
 
 // GraderHeader marks, in a command scenario's cassette, the requests a
@@ -274,22 +291,31 @@ func (r *commandRun) timeout() time.Duration {
 
 // environ is the program's environment: the process's own without any
 // OPENAI_* or ANTHROPIC_* variable (a real key never reaches the
-// program, nor a base URL that would bypass the server), then the base
-// URLs and dummy keys, AGENTEVAL_SCENARIO, then the scenario's env.
+// program, nor a base URL that would bypass the server) nor the
+// AGENTEVAL_* variables set here (a stale one never does either), then
+// the base URLs and dummy keys, AGENTEVAL_SCENARIO, AGENTEVAL_MODEL (the
+// name the program asks the server for: the provider's model name, or
+// "scripted"), AGENTEVAL_VARIANT (the eval variant, "" outside an
+// eval), then the scenario's env (an eval variant's env merged over it).
 func (r *commandRun) environ(base string) []string {
+	own := []string{"AGENTEVAL_SCENARIO=", "AGENTEVAL_MODEL=", "AGENTEVAL_VARIANT="}
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ANTHROPIC_") {
+		if strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ANTHROPIC_") ||
+			slices.ContainsFunc(own, func(p string) bool { return strings.HasPrefix(kv, p) }) {
 			continue
 		}
 		env = append(env, kv)
 	}
+	model := modelID(r.s.Agent.Model)
 	env = append(env,
 		"OPENAI_BASE_URL="+base+"/v1",
 		"OPENAI_API_KEY="+DummyAPIKey,
 		"ANTHROPIC_BASE_URL="+base,
 		"ANTHROPIC_API_KEY="+DummyAPIKey,
 		"AGENTEVAL_SCENARIO="+r.s.Name,
+		"AGENTEVAL_MODEL="+model,
+		"AGENTEVAL_VARIANT="+r.opts.Variant,
 	)
 	for _, k := range slices.Sorted(maps.Keys(r.s.Agent.Env)) {
 		env = append(env, k+"="+r.s.Agent.Env[k])

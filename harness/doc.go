@@ -71,7 +71,12 @@
 //     loaded together may not share a name.
 //   - description (string): what the scenario checks, for reports.
 //   - tags (list of strings): select scenarios (--tag) and group reports.
-//   - skip (string): skip the scenario, giving this reason.
+//   - skip (string): skip the scenario, giving this reason. A scenario
+//     with a {{name}} placeholder (letters, digits and underscores,
+//     spaces around it allowed) in any string value is a template
+//     (Scenario.Placeholders): an eval's dataset fills it case by case
+//     (package eval), and run skips it, naming its first placeholder and
+//     where it is, rather than run it with the placeholder as text.
 //   - timeout (duration, "30s", "2m"): how long the scenario may run; default
 //     Options.Timeout (agenteval run --timeout), none unless set. Past it
 //     the run is canceled and the scenario is an error that names the
@@ -104,7 +109,8 @@
 //     provider model answered from the scenario's cassette:
 //     "openai:<model>", "anthropic:<model>" or "openai-compatible:<model>".
 //   - base_url (string): the provider's base URL; required for
-//     openai-compatible, and it must match the recorded requests.
+//     openai-compatible, and it must match the recorded requests. For a
+//     "command" agent, the endpoint a record run forwards to (below).
 //   - prompt (string): the system prompt (react's prompt, create_agent's
 //     system_prompt).
 //   - recursion_limit (integer ≥ 0): supersteps allowed per turn; 0 means
@@ -220,17 +226,43 @@
 //	  command: [node, ../agent.mjs]   # run in dir, default the scenario file's directory
 //	  env: {AGENT_STREAM: "1"}        # set after the variables below
 //	  timeout: 60s                    # the whole run; the default
+//	  model: openai-compatible:qwen3  # optional: a provider model, answered from the cassette
+//	  base_url: http://127.0.0.1:8000/v1  # optional: the endpoint a record run forwards to
 //
 // The server answers from script, in order (model "scripted", the
 // default), or, for a provider model ("openai:gpt-4.1-mini"), replays the
 // scenario's cassette by order (serve.NewReplayOrdered); record modes
-// forward to the provider and record it. With a provider model the server
+// forward to the provider and record it. A record run forwards to the
+// endpoint agent.base_url names, and only there: base_url is the
+// provider's base URL as its SDK takes it (OpenAI's with its /v1,
+// "http://127.0.0.1:8000/v1" for a local vLLM, Ollama or LiteLLM;
+// Anthropic's without; an Azure deployment
+// "https://NAME.openai.azure.com/openai/deployments/D?api-version=2024-10-21"),
+// and a request is sent to base_url's path joined with the client's path
+// from its endpoint on ("/chat/completions", "/responses",
+// "/v1/messages"), with base_url's query parameters, then the client's
+// that base_url does not set (serve.UpstreamURL). A request of another
+// provider than the model's (openai-compatible speaks OpenAI's
+// protocols) is refused and sent nowhere. Without base_url, a record run
+// forwards each provider's requests to its public endpoint; an
+// "openai-compatible" model needs base_url. The real key is the
+// provider's variable in agenteval's environment (OPENAI_API_KEY,
+// ANTHROPIC_API_KEY), which replaces the program's dummy key on the way
+// out and is scrubbed from the cassette. base_url is an error on a
+// scripted command agent (it has nothing to record). With a provider model the server
 // serves that model only: a request naming another gets the provider's
 // "model not found" answer and fails the "requests accepted" invariant. The program gets the process's
-// environment without any OPENAI_* or ANTHROPIC_* variable, then
+// environment without any OPENAI_* or ANTHROPIC_* variable (nor the
+// AGENTEVAL_* variables below, so a stale one never leaks in), then
 // OPENAI_BASE_URL (the server's URL with /v1), ANTHROPIC_BASE_URL (without),
-// OPENAI_API_KEY and ANTHROPIC_API_KEY (a dummy key, DummyAPIKey) and
-// AGENTEVAL_SCENARIO (the scenario's name), then env.
+// OPENAI_API_KEY and ANTHROPIC_API_KEY (a dummy key, DummyAPIKey),
+// AGENTEVAL_SCENARIO (the scenario's name), AGENTEVAL_MODEL (the model
+// name to ask the server for: "gpt-4.1-mini" for "openai:gpt-4.1-mini",
+// "scripted" for the scripted model, which answers to any name) and
+// AGENTEVAL_VARIANT (the eval variant the run is a trial of,
+// Options.Variant; set and empty in a plain run), then env. In an eval
+// (package eval) a variant's model and env reach the program this way:
+// its env is merged over the scenario's, key by key.
 //
 // Turns are fed on standard input, one JSON object per line, and the
 // program answers each on standard output with one JSON object per line,
@@ -441,7 +473,9 @@
 //     ≥ 0) and max_cost (number ≥ 0, US dollars): limits on the run.
 //     Model calls include those of summarizers, selectors and tool
 //     emulators; tool calls are those the tool node answered (run,
-//     emulated, or turned into an error message), not retried runs;
+//     emulated, or turned into an error message), not retried runs
+//     (for a kind: go agent, whose graph is its own, the tool messages
+//     any of its nodes added: a Turn agent's are its node "agent"'s);
 //     steps are supersteps; tokens are total tokens; cost uses
 //     Options.Prices.
 //   - error: the run must fail: type (the Python exception kind,

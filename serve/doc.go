@@ -154,8 +154,21 @@
 // import), with a Content-Type sniffed from the body where the recording
 // has none or names JSON for an event stream.
 //
-// NewRecorder forwards each request to the real provider (the path kept,
-// the keys replaced when RecorderOptions gives them) through a recording
+// NewRecorder forwards each request to its provider's endpoint
+// (RecorderOptions.Upstreams: a base URL per provider, as the provider's
+// SDK takes one, the public endpoint by default; a provider left out of
+// a non-nil map is refused with 400 and its request goes nowhere). The
+// upstream URL is the base URL's path joined with the client's path from
+// its endpoint on — "/chat/completions" and "/responses" for OpenAI,
+// whose base URLs end in "/v1"; "/v1/messages" for Anthropic, whose do
+// not — and the base URL's query parameters, then the client's that the
+// base URL does not set, sorted (UpstreamURL): base URL
+// "https://x.openai.azure.com/openai/deployments/d?api-version=2024-10-21"
+// and a client's POST /v1/chat/completions make
+// https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21.
+// The key, when the Upstream gives one, replaces the client's in the
+// provider's header (Authorization: Bearer, or x-api-key; Azure's
+// api-key too when the client sent one). It goes through a recording
 // cassette.Recorder, which scrubs credentials from what it stores, and
 // answers with the provider's answer. A JSON answer goes out once it has
 // arrived; a streamed one (Content-Type text/event-stream) is relayed

@@ -22,6 +22,9 @@ type Request struct {
 	// credentials scrubbed (see cassette.ScrubHeaders).
 	Method string
 	Path   string
+	// Query is the request URL's raw query, which a Recorder forwards
+	// (UpstreamURL).
+	Query  string
 	Header http.Header
 	// Body is the request body as received.
 	Body []byte

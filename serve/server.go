@@ -137,7 +137,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, p, &APIError{Status: 400, Message: "unreadable body"})
 		return
 	}
-	req := &Request{Protocol: p, Method: r.Method, Path: r.URL.Path, Header: cassette.ScrubHeaders(r.Header), Body: body, rawHeader: r.Header}
+	req := &Request{Protocol: p, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: cassette.ScrubHeaders(r.Header), Body: body, rawHeader: r.Header}
 	x := s.arrive(req)
 	tw := &teeWriter{ResponseWriter: w, s: s, x: x}
 	s.answer(r.Context(), tw, req, x)

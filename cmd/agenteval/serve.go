@@ -161,7 +161,7 @@ func serveSource(s *harness.Scenario, mode, cassettePath string, limits cassette
 		if err != nil {
 			return nil, nil, fmt.Errorf("serve: %w", err)
 		}
-		src := serve.NewRecorder(rec, serve.RecorderOptions{OpenAIKey: os.Getenv("OPENAI_API_KEY"), AnthropicKey: os.Getenv("ANTHROPIC_API_KEY")})
+		src := serve.NewRecorder(rec, serve.RecorderOptions{Upstreams: serve.PublicUpstreams(os.LookupEnv)})
 		return src, rec.Stop, nil
 	}
 	return nil, nil, fmt.Errorf("serve: unknown --mode %q (want script, replay or record)", mode)
