@@ -39,6 +39,8 @@ var forbidden = []struct {
 	{"eval", "eval must not reach into bench", []string{"bench", "cmd"}, nil},
 	{"watch", "watch reruns scenarios through harness; only the CLI uses it", []string{"eval", "bench", "cmd"}, nil},
 	{"serve", "serve sits below harness", []string{"harness", "eval", "bench", "cmd"}, nil},
+	{"store", "the results store is shared below eval, harness and view: it keeps reports", []string{"*"}, []string{"report", "report/evalreport", "cassette", "engine/value", "textdiff", "atomicfile"}},
+	{"view", "the view reads the store and report files; only the CLI wires it", []string{"bench", "cmd"}, nil},
 }
 
 // testOnly are packages that may import testing (they are test helpers).

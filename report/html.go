@@ -122,53 +122,63 @@ func newHTMLPage(r *Report) (*htmlPage, error) {
 	}
 	ids := map[string]int{}
 	for _, s := range failuresFirst(r.Scenarios) {
-		h := htmlScenario{
-			ID:           uniqueID(ids, "s-"+slug(s.Name)),
-			Class:        statusClass(s.Status),
-			Status:       string(s.Status),
-			Name:         s.Name,
-			Location:     s.Location(),
-			Description:  s.Description,
-			Tags:         strings.Join(s.Tags, ", "),
-			Message:      s.Message,
-			MessageLabel: messageLabel(s.Status),
-			Short:        truncate(oneLine(s.Message), 80),
-			Diff:         diffLines(s.Diff),
-			Agent:        s.Agent,
-			Middleware:   strings.Join(s.Agent.Middleware, ", "),
-			Tools:        strings.Join(s.Agent.Tools, ", "),
-			Usage:        s.Usage,
-			Cost:         cost(s.Usage),
-			Sequence:     sequence(s.Exchanges),
-			Final:        s.Final,
-			Trajectory:   trajectoryText(s.Trajectory),
-			Golden:       s.Golden,
-			GoldenStatus: s.GoldenStatus,
-			Cassette:     s.Cassette,
-		}
-		if s.Timing != nil {
-			h.Wall = seconds(s.Timing.WallMS)
-		}
-		for _, e := range s.Expectations {
-			he := htmlExpectation{Passed: e.Passed, Name: e.Name, Location: e.Location(), Message: e.Message, Diff: diffLines(e.Diff), Reason: e.Reason}
-			if e.Score != nil && e.Threshold != nil {
-				he.Score, he.Threshold = scoreText(*e.Score), scoreText(*e.Threshold)
-			}
-			h.Expectations = append(h.Expectations, he)
-			if e.Grader == "judge" && e.Reason != "" {
-				h.Judgements = append(h.Judgements, he)
-			}
-		}
-		for i, v := range s.Interrupts {
-			j, err := json.Marshal(v)
-			if err != nil {
-				return nil, fmt.Errorf("scenario %q: interrupts[%d]: %w", s.Name, i, err)
-			}
-			h.Interrupts = append(h.Interrupts, string(j))
+		h, err := newHTMLScenario(&s, uniqueID(ids, "s-"+slug(s.Name)))
+		if err != nil {
+			return nil, err
 		}
 		p.Scenarios = append(p.Scenarios, h)
 	}
 	return p, nil
+}
+
+// newHTMLScenario is what the template shows of one scenario, whose
+// section has the anchor id.
+func newHTMLScenario(s *Scenario, id string) (htmlScenario, error) {
+	h := htmlScenario{
+		ID:           id,
+		Class:        statusClass(s.Status),
+		Status:       string(s.Status),
+		Name:         s.Name,
+		Location:     s.Location(),
+		Description:  s.Description,
+		Tags:         strings.Join(s.Tags, ", "),
+		Message:      s.Message,
+		MessageLabel: messageLabel(s.Status),
+		Short:        truncate(oneLine(s.Message), 80),
+		Diff:         diffLines(s.Diff),
+		Agent:        s.Agent,
+		Middleware:   strings.Join(s.Agent.Middleware, ", "),
+		Tools:        strings.Join(s.Agent.Tools, ", "),
+		Usage:        s.Usage,
+		Cost:         cost(s.Usage),
+		Sequence:     sequence(s.Exchanges),
+		Final:        s.Final,
+		Trajectory:   trajectoryText(s.Trajectory),
+		Golden:       s.Golden,
+		GoldenStatus: s.GoldenStatus,
+		Cassette:     s.Cassette,
+	}
+	if s.Timing != nil {
+		h.Wall = seconds(s.Timing.WallMS)
+	}
+	for _, e := range s.Expectations {
+		he := htmlExpectation{Passed: e.Passed, Name: e.Name, Location: e.Location(), Message: e.Message, Diff: diffLines(e.Diff), Reason: e.Reason}
+		if e.Score != nil && e.Threshold != nil {
+			he.Score, he.Threshold = scoreText(*e.Score), scoreText(*e.Threshold)
+		}
+		h.Expectations = append(h.Expectations, he)
+		if e.Grader == "judge" && e.Reason != "" {
+			h.Judgements = append(h.Judgements, he)
+		}
+	}
+	for i, v := range s.Interrupts {
+		j, err := json.Marshal(v)
+		if err != nil {
+			return htmlScenario{}, fmt.Errorf("scenario %q: interrupts[%d]: %w", s.Name, i, err)
+		}
+		h.Interrupts = append(h.Interrupts, string(j))
+	}
+	return h, nil
 }
 
 // statusClass is a verdict's CSS class; unknown verdicts are "unknown" so
@@ -254,4 +264,32 @@ func scoreText(f float64) string {
 	s := strconv.FormatFloat(f, 'f', 3, 64)
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
+}
+
+// ScenarioHTML renders one scenario as WriteHTML's page does — its
+// <section class="scenario"> with the expectations, diffs, sequence
+// diagram, final answer and trajectory — for a page that shows scenarios
+// one at a time (agenteval view); id is the section's anchor. All report
+// text is escaped; the page's StyleHTML styles it.
+func ScenarioHTML(s *Scenario, id string) (template.HTML, error) {
+	h, err := newHTMLScenario(s, id)
+	if err != nil {
+		return "", fmt.Errorf("render scenario: %w", err)
+	}
+	var b strings.Builder
+	if err := pageTemplate.ExecuteTemplate(&b, "scenario", h); err != nil {
+		return "", fmt.Errorf("render scenario %q: %w", s.Name, err)
+	}
+	return template.HTML(xmlText(b.String())), nil
+}
+
+// StyleHTML is the CSS of WriteHTML's page (without the <style> tags), for
+// a page that shows ScenarioHTML's sections.
+func StyleHTML() template.CSS {
+	var b strings.Builder
+	if err := pageTemplate.ExecuteTemplate(&b, "style", nil); err != nil {
+		// the template is fixed and takes no data
+		panic(err)
+	}
+	return template.CSS(b.String())
 }

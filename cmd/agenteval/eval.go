@@ -16,6 +16,7 @@ import (
 	"github.com/agenteval/agenteval/harness"
 	"github.com/agenteval/agenteval/report"
 	"github.com/agenteval/agenteval/report/evalreport"
+	"github.com/agenteval/agenteval/store"
 )
 
 // evalWriters print an eval report on stdout, by --format.
@@ -35,6 +36,7 @@ func newEvalCmd() *cobra.Command {
 		overwrite, shardFromEnv, noTiming                   bool
 		thresholds, limitArgs                               []string
 	)
+	var storeDSN string // --store
 	cmd := &cobra.Command{
 		Use:   "eval [flags] EVAL.yaml",
 		Short: "Run a scenario set under variants, many trials each, with statistics",
@@ -68,7 +70,12 @@ trials; join the shards' JSON with "agenteval report merge".
 
 It exits 0 when every threshold held (the file's, --fail-under's and, with
 --baseline, --threshold's), 1 when one broke or a trial could not run, and 2
-on a usage or eval file error.`,
+on a usage or eval file error.
+
+--store appends the eval (when, the git commit, every cell with its trials
+and their final answers) to a results store that "agenteval view" shows:
+--store alone is .agenteval/results.db, --store=PATH another SQLite file,
+--store=postgres://... a PostgreSQL database a team shares.`,
 		Example: `  agenteval eval evals/suite.yaml
   agenteval eval --parallel 8 --format json evals/suite.yaml > eval.json
   agenteval eval --mode replay-or-record --max-cost 2.50 evals/providers.yaml
@@ -77,8 +84,12 @@ on a usage or eval file error.`,
   agenteval eval --baseline reports/eval-base.json --threshold 'pass_rate:lower>=-0.1' evals/suite.yaml
   agenteval eval --plan 0.2 --plan-base 0.85 evals/suite.yaml
   agenteval eval --shard 2/4 --format json evals/suite.yaml > shard2.json
-  agenteval eval --no-timing --format json evals/suite.yaml > reports/eval/suite.json`,
+  agenteval eval --no-timing --format json evals/suite.yaml > reports/eval/suite.json
+  agenteval eval --store evals/suite.yaml      # also append the eval to .agenteval/results.db (agenteval view)`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if err := checkStoreArgs(cmd, "eval", storeDSN, args); err != nil {
+				return err
+			}
 			if len(args) != 1 {
 				return &usageError{err: errors.New("eval: give one eval file\nrun 'agenteval eval --help' for usage")}
 			}
@@ -147,6 +158,7 @@ on a usage or eval file error.`,
 			if isTerminal(stderr) {
 				opts.Progress = func(done, total int) { fmt.Fprintf(stderr, "\r%d/%d trials", done, total) }
 			}
+			started := nowOf(cmd)()
 			rep := eval.Run(ctxOf(cmd), plan, opts)
 			if opts.Progress != nil {
 				fmt.Fprintln(stderr)
@@ -190,6 +202,11 @@ on a usage or eval file error.`,
 					return err
 				}
 			}
+			if storeDSN != "" {
+				if err := appendToStore(cmd, storeDSN, store.Entry{Started: started, Suite: rep.Eval, Eval: rep}); err != nil {
+					return err
+				}
+			}
 			if failed {
 				setExit(cmd, exitFailed)
 			}
@@ -216,6 +233,7 @@ on a usage or eval file error.`,
 	fl.Float64Var(&planBase, "plan-base", 0.5, "with --plan: the pass rate the change is from (0.5, the default, needs the most trials)")
 	fl.StringVar(&labelsFile, "labels", "", "human labels (.csv or .jsonl) to calibrate the judges against, replacing the eval file's labels")
 	addLimitFlag(cmd, &limitArgs, limitUsage)
+	addStoreFlag(cmd, &storeDSN)
 	return cmd
 }
 

@@ -17,7 +17,7 @@ func TestHelpHasExamples(t *testing.T) {
 	// every command a user runs has examples in its help (STYLE.md)
 	for _, args := range [][]string{
 		{"conformance"}, {"run"}, {"resume"}, {"schema"}, {"report", "merge"}, {"eval"}, {"report", "compare"},
-		{"bench"}, {"bench", "compare"}, {"cassette", "import"}, {"cassette", "check"}, {"cassette", "usage"},
+		{"bench"}, {"bench", "compare"}, {"cassette", "import"}, {"cassette", "check"}, {"cassette", "usage"}, {"view"},
 	} {
 		code, out, _ := runCLI(append(args, "--help")...)
 		if code != 0 || !strings.Contains(out, "Examples:") {

@@ -50,6 +50,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newCassetteCmd())
 	root.AddCommand(newEvalCmd())
 	root.AddCommand(newServeCmd())
+	root.AddCommand(newViewCmd())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &usageError{err: fmt.Errorf("%w\nrun '%s --help' for usage", err, cmd.CommandPath())}
 	})

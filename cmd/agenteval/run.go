@@ -31,6 +31,7 @@ func newRunCmd() *cobra.Command {
 		update, shardFromEnv, noReports, overwrite, watch                 bool
 		tags, limitArgs                                                   []string
 	)
+	var storeDSN string // --store
 	cmd := &cobra.Command{
 		Use:   "run [flags] [PATH...]",
 		Short: "Replay scenarios against their cassettes and check their expectations",
@@ -72,7 +73,12 @@ interrupted thread later, in another process.
 of each scenario's name); --shard-from-env reads k and n from
 JOB_COMPLETION_INDEX/JOB_COMPLETION_COUNT (Kubernetes Indexed Jobs, 0-based
 index) or CI_NODE_INDEX/CI_NODE_TOTAL (1-based). Join the shards' JSON
-reports with "agenteval report merge".`,
+reports with "agenteval report merge".
+
+--store appends the run (when, the git commit, every scenario's result,
+usage, cost and transcript) to a results store that "agenteval view"
+shows: --store alone is the SQLite file .agenteval/results.db, --store=PATH
+another file, --store=postgres://... a PostgreSQL database a team shares.`,
 		Example: `  agenteval run
   agenteval run scenarios/hitl scenarios/react/weather.yaml
   agenteval run --parallel 8 --report-dir out/
@@ -81,7 +87,9 @@ reports with "agenteval report merge".`,
   agenteval run --shard 2/4 --format json > shard2.json
   agenteval run --watch scenarios/react       # rerun what changes, as you edit
   agenteval run --limit file_bytes=16MiB --limit recursion_limit=200000
-  agenteval run --limit cassette_body_bytes=256MiB   # a recording with a body larger than 64 MiB`,
+  agenteval run --limit cassette_body_bytes=256MiB   # a recording with a body larger than 64 MiB
+  agenteval run --store                       # also append the run to .agenteval/results.db (agenteval view)
+  agenteval run --store=postgres://ci@db.internal/results   # to a team's store`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := cassette.ParseMode(mode)
 			if err != nil {
@@ -93,6 +101,9 @@ reports with "agenteval report merge".`,
 			sh, err := parseShard(shard, shardFromEnv, envOf(cmd))
 			if err != nil {
 				return &usageError{err: fmt.Errorf("run: %w", err)}
+			}
+			if err := checkStoreArgs(cmd, "run", storeDSN, args); err != nil {
+				return err
 			}
 			if len(args) == 0 {
 				args = []string{root}
@@ -106,7 +117,8 @@ reports with "agenteval report merge".`,
 			if err := opts.Validate(); err != nil {
 				return &usageError{err: fmt.Errorf("run: %w", err)}
 			}
-			r := &runner{cmd: cmd, root: root, limits: limits, tags: tags, opts: opts, format: format, reportDir: reportDir, noReports: noReports, rerun: rerunCommand(cmd)}
+			r := &runner{cmd: cmd, root: root, limits: limits, tags: tags, opts: opts, format: format, reportDir: reportDir, noReports: noReports, rerun: rerunCommand(cmd),
+				store: storeDSN, suite: strings.Join(args, " ")}
 			if watch {
 				return r.watch(args)
 			}
@@ -137,6 +149,7 @@ reports with "agenteval report merge".`,
 	f.DurationVar(&timeout, "timeout", 0, "how long each scenario may run unless its file sets timeout (0: no limit); a Go tool that ignores the cancellation is abandoned after a grace period")
 	addLimitFlag(cmd, &limitArgs, limitUsage)
 	f.BoolVar(&watch, "watch", false, "keep running: rerun the scenarios whose files, cassettes or golden files change")
+	addStoreFlag(cmd, &storeDSN)
 	f.StringVar(&stateDir, "state-dir", "", "keep each scenario's threads in a SQLite database here (<dir>/<scenario path>.db), for agenteval resume")
 	return cmd
 }

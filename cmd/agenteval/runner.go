@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenteval/agenteval/harness"
 	"github.com/agenteval/agenteval/report"
+	"github.com/agenteval/agenteval/store"
 )
 
 // runner runs scenarios for the run command and writes what it found.
@@ -23,6 +24,8 @@ type runner struct {
 	format, reportDir string
 	noReports         bool
 	rerun             string // the command that reruns scenarios, without paths
+	store             string // the results store's DSN, "" for none (--store)
+	suite             string // the paths run, as the store names the suite
 }
 
 // load loads the scenarios under paths and keeps those with the run's
@@ -80,9 +83,15 @@ func (r *runner) runScenarios(scenarios []*harness.Scenario) (*report.Report, er
 	if isTerminal(stderr) {
 		opts.Progress = finishedPrinter(stderr, time.Now)
 	}
+	started := nowOf(cmd)()
 	rep := harness.Run(ctxOf(cmd), scenarios, opts)
 	if err := r.print(rep); err != nil {
 		return nil, err
+	}
+	if r.store != "" {
+		if err := appendToStore(cmd, r.store, store.Entry{Started: started, Suite: r.suite, Run: rep}); err != nil {
+			return nil, err
+		}
 	}
 	if !r.noReports {
 		if err := report.WriteDir(r.reportDir, rep); err != nil {

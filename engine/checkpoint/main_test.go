@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenteval/agenteval/engine/checkpoint/internal/pgtest"
+	"github.com/agenteval/agenteval/internal/pgtest"
 	"go.uber.org/goleak"
 )
 
