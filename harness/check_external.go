@@ -20,9 +20,9 @@ func isExternal(a *Agent) bool { return a.Kind == "go" || a.Kind == "command" }
 // itself), and the turns a command's protocol can carry.
 func (r *reader) checkExternal(s *Scenario) {
 	a := &s.Agent
-	commandFields := map[string]bool{"command": a.Command != nil, "env": a.Env != nil, "timeout": a.Timeout != "", "dir": a.Dir != ""}
+	commandFields := map[string]bool{"command": a.Command != nil, "env": a.Env != nil, "timeout": a.Timeout != "", "dir": a.Dir != "", "pass_env": a.PassEnv != nil}
 	if a.Kind != "command" {
-		for _, f := range []string{"command", "env", "timeout", "dir"} {
+		for _, f := range []string{"command", "env", "pass_env", "timeout", "dir"} {
 			if commandFields[f] {
 				r.problem("agent."+f, r.keyPosOf("agent."+f), fmt.Sprintf(`only for agent.kind "command", not %q`, kindOrReact(a.Kind)))
 			}
@@ -55,6 +55,12 @@ func (r *reader) checkCommand(s *Scenario) {
 	if a.Timeout != "" {
 		if d, err := time.ParseDuration(a.Timeout); err != nil || d <= 0 {
 			r.problem("agent.timeout", r.posOf("agent.timeout"), fmt.Sprintf(`%q is not a positive duration such as "90s" or "2m"`, a.Timeout))
+		}
+	}
+	for i, name := range a.PassEnv {
+		if set := agentevalSets(name); set != "" {
+			f := joinIndex("agent.pass_env", i)
+			r.problem(f, r.posOf(f), fmt.Sprintf("%s is set by agenteval (%s): the program never gets agenteval's own value", name, set))
 		}
 	}
 	// The program builds its own agent: the engine's settings would be
@@ -110,4 +116,18 @@ func (r *reader) checkCommand(s *Scenario) {
 			r.problem(tp+".from_step", r.keyPosOf(tp+".from_step"), `a "command" agent has no checkpoints agenteval can go back to`)
 		}
 	}
+}
+
+// agentevalSets says what agenteval sets a command agent's variable
+// name to, or "" when it sets no such variable.
+func agentevalSets(name string) string {
+	switch {
+	case name == "OPENAI_API_KEY" || name == "ANTHROPIC_API_KEY":
+		return "the dummy key; a record run sends the real one itself"
+	case name == "OPENAI_BASE_URL" || name == "ANTHROPIC_BASE_URL":
+		return "the model server's URL"
+	case name == "AGENTEVAL_SCENARIO" || name == "AGENTEVAL_MODEL" || name == "AGENTEVAL_VARIANT":
+		return "the run's scenario, model and variant"
+	}
+	return ""
 }

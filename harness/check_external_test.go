@@ -50,6 +50,21 @@ func TestLoadExternalAgents(t *testing.T) {
 			},
 		},
 		{
+			name:   "pass_env on react",
+			reason: "pass_env gives variables to a program: on another kind it would be silently ignored",
+			yaml:   "agent:\n  pass_env: [GITHUB_TOKEN]\nscript: {responses: []}\nturns: [{user: hi}]\n",
+			want:   []string{`s.yaml:2:3: agent.pass_env: only for agent.kind "command", not "react"`},
+		},
+		{
+			name:   "pass_env of what agenteval sets",
+			reason: "the program gets the dummy key and the server's URL whatever pass_env says: passing the real key is refused, not silently replaced",
+			yaml:   "agent:\n  kind: command\n  command: [node]\n  pass_env: [GITHUB_TOKEN, OPENAI_API_KEY, ANTHROPIC_BASE_URL]\nscript: {responses: []}\nturns: [{user: hi}]\n",
+			want: []string{
+				`s.yaml:4:28: agent.pass_env[1]: OPENAI_API_KEY is set by agenteval (the dummy key; a record run sends the real one itself): the program never gets agenteval's own value`,
+				`s.yaml:4:44: agent.pass_env[2]: ANTHROPIC_BASE_URL is set by agenteval (the model server's URL): the program never gets agenteval's own value`,
+			},
+		},
+		{
 			name:   "go without name",
 			reason: "a Go agent is found by its name",
 			yaml:   "agent:\n  kind: go\nscript: {responses: []}\nturns: [{user: hi}]\n",

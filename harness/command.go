@@ -22,6 +22,7 @@ import (
 	"github.com/agenteval/agenteval/engine"
 	"github.com/agenteval/agenteval/engine/llm"
 	"github.com/agenteval/agenteval/grade"
+	"github.com/agenteval/agenteval/internal/hostenv"
 	"github.com/agenteval/agenteval/serve"
 )
 
@@ -289,24 +290,17 @@ func (r *commandRun) timeout() time.Duration {
 	return defaultCommandTimeout
 }
 
-// environ is the program's environment: the process's own without any
-// OPENAI_* or ANTHROPIC_* variable (a real key never reaches the
-// program, nor a base URL that would bypass the server) nor the
-// AGENTEVAL_* variables set here (a stale one never does either), then
-// the base URLs and dummy keys, AGENTEVAL_SCENARIO, AGENTEVAL_MODEL (the
-// name the program asks the server for: the provider's model name, or
-// "scripted"), AGENTEVAL_VARIANT (the eval variant, "" outside an
-// eval), then the scenario's env (an eval variant's env merged over it).
+// environ is the program's environment: the allow list of harmless
+// variables from the process's own (package hostenv: PATH, HOME, the
+// locale, ...; no credential of any kind) and the variables the
+// scenario's agent.pass_env names, then the base URLs and dummy keys,
+// AGENTEVAL_SCENARIO, AGENTEVAL_MODEL (the name the program asks the
+// server for: the provider's model name, or "scripted"),
+// AGENTEVAL_VARIANT (the eval variant, "" outside an eval), then the
+// scenario's env (an eval variant's env merged over it). A later entry
+// wins, so what agenteval sets replaces a passed variable of that name.
 func (r *commandRun) environ(base string) []string {
-	own := []string{"AGENTEVAL_SCENARIO=", "AGENTEVAL_MODEL=", "AGENTEVAL_VARIANT="}
-	var env []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ANTHROPIC_") ||
-			slices.ContainsFunc(own, func(p string) bool { return strings.HasPrefix(kv, p) }) {
-			continue
-		}
-		env = append(env, kv)
-	}
+	env := hostenv.Clean(os.Environ(), r.s.Agent.PassEnv...)
 	model := modelID(r.s.Agent.Model)
 	env = append(env,
 		"OPENAI_BASE_URL="+base+"/v1",

@@ -251,10 +251,33 @@
 // out and is scrubbed from the cassette. base_url is an error on a
 // scripted command agent (it has nothing to record). With a provider model the server
 // serves that model only: a request naming another gets the provider's
-// "model not found" answer and fails the "requests accepted" invariant. The program gets the process's
-// environment without any OPENAI_* or ANTHROPIC_* variable (nor the
-// AGENTEVAL_* variables below, so a stale one never leaks in), then
-// OPENAI_BASE_URL (the server's URL with /v1), ANTHROPIC_BASE_URL (without),
+// "model not found" answer and fails the "requests accepted" invariant.
+//
+// The program's environment is clean: of agenteval's own variables it
+// gets only an allow list of harmless ones (package internal/hostenv:
+// PATH, HOME, USER, SHELL, TMPDIR, TZ, TERM, LANG and LC_*, XDG_*
+// directories, certificate paths, the Go, Python and Node toolchains'
+// paths), and the ones the scenario names in pass_env:
+//
+//	pass_env: [GITHUB_TOKEN]        # agenteval's variables, as they are
+//
+// The rule is an allow list rather than a list of credential names
+// because a name cannot be trusted to say what a value is: the audit of
+// issue 37 found command agents holding the keys of every provider but
+// the two then filtered (GEMINI_API_KEY, AZURE_OPENAI_API_KEY,
+// MISTRAL_API_KEY, AWS_SECRET_ACCESS_KEY, HF_TOKEN), and the next
+// provider's name would pass any deny list, as would DATABASE_URL or a
+// proxy URL with a password in it. An allow list fails closed: a
+// variable it does not know never reaches the program, and the scenario
+// says so at the one place a reviewer reads. Command graders, the
+// file-search middleware's ripgrep and the shell middleware's Docker CLI
+// get the same allow list (the shell itself, and the Codex CLI, get only
+// the middleware's env option). pass_env may not name what agenteval sets (the keys,
+// base URLs and AGENTEVAL_* variables below): that is a load error, not
+// a silent replacement. A passed credential's value is still redacted
+// from reports and golden files if the program prints it.
+//
+// After those the program gets OPENAI_BASE_URL (the server's URL with /v1), ANTHROPIC_BASE_URL (without),
 // OPENAI_API_KEY and ANTHROPIC_API_KEY (a dummy key, DummyAPIKey),
 // AGENTEVAL_SCENARIO (the scenario's name), AGENTEVAL_MODEL (the model
 // name to ask the server for: "gpt-4.1-mini" for "openai:gpt-4.1-mini",

@@ -40,6 +40,8 @@ var documentedLimits = map[string]any{
 	"`agent.timeout` (command agent)": defaultCommandTimeout,
 	"command agent stderr":            size(commandTailBytes),
 	"command grader `timeout`":        grade.DefaultCommandTimeout,
+	"command grader stdout":           size(grade.MaxCommandOutputBytes),
+	"command grader stderr":           size(grade.MaxCommandStderrBytes),
 	"JSON nesting":                    count(value.MaxJSONDepth),
 	"emulated values":                 count(emulator.MaxValues),
 	"emulated string bytes":           size(emulator.MaxStringBytes),

@@ -132,9 +132,8 @@ func TestGoldenFileWithCredentialIsRefused(t *testing.T) {
 	}
 }
 
-// TestCommandAgentEnvSecretsNeverReachReports: a command agent inherits
-// the process's environment, credential variables included, and may
-// print them (a crash dump, a debug line); the end of its stderr goes
+// TestCommandAgentEnvSecretsNeverReachReports: a command agent given a
+// credential variable by its scenario (agent.pass_env) may print it (a crash dump, a debug line); the end of its stderr goes
 // into the scenario's error, and so into every report. The values of
 // credential variables are scrubbed from it, whatever their shape.
 func TestCommandAgentEnvSecretsNeverReachReports(t *testing.T) {
@@ -144,7 +143,7 @@ func TestCommandAgentEnvSecretsNeverReachReports(t *testing.T) {
 	t.Setenv("AGENTEVAL_TEST_CI_TOKEN", ciToken)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "leak.yaml")
-	src := "agent: {kind: command, command: [sh, -c, 'echo \"debug: token=$AGENTEVAL_TEST_CI_TOKEN\" >&2; exit 3']}\nscript: {responses: [{content: hi}]}\nturns: [{user: hi}]\n"
+	src := "agent: {kind: command, pass_env: [AGENTEVAL_TEST_CI_TOKEN], command: [sh, -c, 'echo \"debug: token=$AGENTEVAL_TEST_CI_TOKEN\" >&2; exit 3']}\nscript: {responses: [{content: hi}]}\nturns: [{user: hi}]\n"
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -110,6 +110,10 @@ type Agent struct {
 	// Env are environment variables for a "command" agent, set after
 	// the ones agenteval sets.
 	Env map[string]string `json:"env,omitempty"`
+	// PassEnv names variables of agenteval's environment a "command"
+	// agent gets as they are (GITHUB_TOKEN, DATABASE_URL): the program
+	// gets only harmless ones otherwise (package hostenv).
+	PassEnv []string `json:"pass_env,omitempty"`
 	// Timeout bounds a "command" agent's whole run, as a Go duration
 	// ("90s"); "" means 60s.
 	Timeout string `json:"timeout,omitempty"`

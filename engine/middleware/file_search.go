@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenteval/agenteval/engine"
+	"github.com/agenteval/agenteval/internal/hostenv"
 )
 
 // The names of the tools FileSearch adds.
@@ -574,6 +575,10 @@ func (m *FileSearch) ripgrep(ctx context.Context, pattern, path, include string)
 	rctx, cancel := context.WithTimeout(ctx, ripgrepTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(rctx, rg, argv...)
+	// the harmless part of agenteval's environment, never a credential
+	// (package hostenv); nor RIPGREP_CONFIG_PATH, whose flags would
+	// change what a search finds
+	cmd.Env = hostenv.Clean(os.Environ())
 	cmd.WaitDelay = time.Second
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout

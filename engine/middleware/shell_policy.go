@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agenteval/agenteval/engine"
+	"github.com/agenteval/agenteval/internal/hostenv"
 )
 
 // ShellTempPrefix starts the name of the temporary workspace ShellTool
@@ -195,6 +196,10 @@ func (p DockerExecutionPolicy) dockerCommand(binary, workspace string, env map[s
 	return append(append(argv, image), command...)
 }
 
+// dockerVariables are the docker CLI's settings, passed to it from
+// agenteval's environment.
+var dockerVariables = []string{"DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY"}
+
 func (p DockerExecutionPolicy) spawn(workspace string, env map[string]string, command []string) (*exec.Cmd, error) {
 	name := p.Binary
 	if name == "" {
@@ -206,8 +211,10 @@ func (p DockerExecutionPolicy) spawn(workspace string, env map[string]string, co
 	}
 	argv := p.dockerCommand(binary, workspace, env, command)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	// the docker CLI itself runs with agenteval's environment
-	cmd.Dir, cmd.Env = workspace, os.Environ()
+	// the docker CLI itself runs with the harmless part of agenteval's
+	// environment and its own settings, never a credential (package
+	// hostenv); the container gets env only
+	cmd.Dir, cmd.Env = workspace, hostenv.Clean(os.Environ(), dockerVariables...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd, nil
 }

@@ -1,0 +1,2 @@
+# writes to stdout without end: the grader's output limit stops it
+exec yes '{"score": 1, "reason": "flood"}'
