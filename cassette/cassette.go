@@ -153,13 +153,17 @@ func restoreHeld(n *yaml.Node, held map[string]string) {
 // written to a temporary file that is flushed to disk, renamed into
 // place, and the folder flushed, so a reader sees the old file or the
 // whole new one, even after a crash.
-func (c *Cassette) Save(path string, overwrite bool) error {
+func (c *Cassette) Save(path string, overwrite bool) error { return c.save(path, overwrite, nil) }
+
+// save is Save with a project's additions to the credential table
+// (Options.Scrubbing); nil adds nothing.
+func (c *Cassette) save(path string, overwrite bool, extra *Scrubbing) error {
 	out := &Cassette{Path: path, Interactions: make([]*vcr.Interaction, len(c.Interactions))}
 	var problems []Problem
 	for n, i := range c.Interactions {
-		s := Scrub(i)
+		s := extra.Scrub(i)
 		out.Interactions[n] = s
-		problems = append(problems, scanInteraction(path, s, fmt.Sprintf("interactions[%d]", n), func(string) int { return 0 })...)
+		problems = append(problems, scanInteraction(path, s, fmt.Sprintf("interactions[%d]", n), func(string) int { return 0 }, extra)...)
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("save %s: refusing to write a credential: %w", path, &FormatError{Path: path, Layout: LayoutGoVCR2, Problems: problems})
@@ -284,4 +288,28 @@ func (c *Cassette) Durations() []time.Duration {
 		out[i] = in.Response.Duration
 	}
 	return out
+}
+
+// checkScrubbing refuses a cassette that holds what a project added to
+// the credential table (a secret value of its environment, a value under
+// one of its credential headers), as Load refuses one that holds a
+// credential of the table: the error wraps ErrCredential and names
+// file:line: field. With nothing added it checks nothing, Load having
+// checked the rest.
+func (c *Cassette) checkScrubbing(extra *Scrubbing) error {
+	if len(extra.Headers) == 0 && len(extra.Values) == 0 {
+		return nil
+	}
+	var problems []Problem
+	for n, i := range c.Interactions {
+		line := 0
+		if n < len(c.Lines) {
+			line = c.Lines[n]
+		}
+		problems = append(problems, scanInteraction(c.Path, i, fmt.Sprintf("interactions[%d]", n), func(string) int { return line }, extra)...)
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return &FormatError{Path: c.Path, Layout: LayoutGoVCR2, Problems: problems}
 }

@@ -151,6 +151,7 @@
 //	  a PEM private key                    -----BEGIN ... PRIVATE KEY----- to its END line
 //	  an Anthropic API key (sk-ant-...)    sk-ant- and 20 or more key characters
 //	  an OpenAI-style API key (sk-...)     sk- and 20 or more
+//	  a Stripe secret key (sk_live_...)    sk_live_, sk_test_, rk_live_, rk_test_ and 16 or more
 //	  a Google API key (AIza...)           AIza and 35
 //	  a Groq API key (gsk_...)             gsk_ and 20 or more
 //	  an xAI API key (xai-...)             xai- and 20 or more
@@ -166,8 +167,9 @@
 //	                                       Set-Cookie, Apikey, X-Auth, OpenAI-Organization,
 //	                                       OpenAI-Project, Anthropic-Organization-Id
 //	  a *-key, *-token or *-secret header  any header ending in -key, -token, -secret,
-//	                                       -password, -signature (Anthropic-Api-Key,
-//	                                       X-Custom-Token, x_api_key), except
+//	                                       -password, -signature, -auth, -credential,
+//	                                       -credentials (Anthropic-Api-Key, X-Custom-Token,
+//	                                       X-Custom-Auth, x_api_key), except
 //	                                       Idempotency-Key and Sec-WebSocket-Key
 //	  a credential parameter               a URL query parameter or a form field (of a
 //	                                       form-encoded body or the form: field) named key,
@@ -190,6 +192,19 @@
 // inputs, thinking-block signatures — and is kept, so that a recorded
 // scenario replays: the replayed request carries the same arguments as
 // the recording. A body without credentials is saved byte for byte.
+//
+// A project adds to the table with Options.Scrubbing: header names its
+// own services read credentials from (agenteval run --scrub-header
+// X-Service-Pass), redacted like Authorization, and secret values of any
+// shape, redacted wherever they appear. agenteval passes the values of
+// its environment's credential variables (EnvSecretValues) and the
+// provider keys it reads, the same values it redacts from reports and
+// golden files (Scrubbing.Text is that redaction), so a golden file and
+// a cassette no longer differ by the environment they were written in.
+// A recording is scrubbed of them; Open refuses a file that holds one
+// (ErrCredential, file:line: field); and a live request that carries one
+// (a tool result sent back to the model) is matched as its recording,
+// which holds REDACTED.
 //
 // The same table keeps credentials out of what the rest of agenteval
 // writes: ScrubText scrubs free text by the shapes above (reports, golden

@@ -125,7 +125,7 @@ func (l Limits) parse(path string, data []byte) (*Cassette, []layoutProblem) {
 		sub := map[string]*yaml.Node{"request": req, "response": resp}
 		v.problems = append(v.problems, scanInteraction(path, i, field, func(s string) int {
 			return subLine(sub, s, in.Line)
-		})...)
+		}, nil)...)
 	}
 	if len(inters.Content) == 0 {
 		v.problems = append(v.problems, Problem{Path: path, Line: inters.Line, Field: "interactions", Empty: true,

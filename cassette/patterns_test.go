@@ -19,6 +19,7 @@ const (
 	fakeJWT    = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
 	fakeOrgID  = "org-AbCdEfGhIjKlMnOpQrStUvWx"
 	fakeGroq   = "gsk_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
+	fakeStripe = "sk_live_51HABCDEFGHIJKLMNOPQRSTUVwxyz0123"
 	fakeXAI    = "xai-ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
 	fakeHF     = "hf_ABCDEFGHIJKLMNOPQRSTUVWXYZ01234567"
 	fakeGitHub = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -104,8 +105,15 @@ var credentialCases = []struct {
 		interactionWith(func(in *vcr.Interaction) { in.Response.Body = `{"organization":"` + fakeOrgID + `"}` }),
 		fakeOrgID, "response.body", "holds an OpenAI organization id (org-...)"},
 	{"a bearer token in a non-auth header", "a bearer token",
-		interactionWith(func(in *vcr.Interaction) { in.Request.Headers.Set("X-Forwarded-Auth", fakeBearer) }),
-		"abcdefghijklmnopqrstuvwxyz012345", "request.headers.X-Forwarded-Auth", "holds a bearer token"},
+		interactionWith(func(in *vcr.Interaction) { in.Request.Headers.Set("X-Forwarded-Via", fakeBearer) }),
+		"abcdefghijklmnopqrstuvwxyz012345", "request.headers.X-Forwarded-Via", "holds a bearer token"},
+	{"a Stripe secret key in a tool result", "a Stripe secret key (sk_live_...)",
+		interactionWith(func(in *vcr.Interaction) {
+			in.Request.Body = `{"messages":[{"role":"tool","content":"charged with ` + fakeStripe + `"}]}`
+		}), fakeStripe, "request.body", "holds a Stripe secret key (sk_live_...)"},
+	{"an X-Custom-Auth header: a header named *-auth holds a credential", "a *-key, *-token or *-secret header",
+		interactionWith(func(in *vcr.Interaction) { in.Request.Headers.Set("X-Custom-Auth", "opaque-credential-6") }),
+		"opaque-credential-6", "request.headers.X-Custom-Auth", "credential header X-Custom-Auth is not redacted"},
 	{"the Authorization header, whatever its value", "an auth header",
 		interactionWith(func(in *vcr.Interaction) { in.Request.Headers.Set("Authorization", "Basic dXNlcjpwYXNz") }),
 		"dXNlcjpwYXNz", "request.headers.Authorization", "credential header Authorization is not redacted"},

@@ -41,6 +41,11 @@ type Options struct {
 	// Limits bounds the cassette file Open loads and the bodies a
 	// recording decodes; the zero value means the defaults (see Limits).
 	Limits Limits
+	// Scrubbing adds a project's credential headers and secret values to
+	// the credential table: recorded interactions are scrubbed of them,
+	// and Open refuses a file that holds one (the error wraps
+	// ErrCredential).
+	Scrubbing Scrubbing
 	// Now reads the clock for recorded latency; nil means time.Now. Tests
 	// set it to record reproducible files.
 	Now func() time.Time
@@ -102,6 +107,7 @@ type Recorder struct {
 // ErrCassetteExists); replay-or-record loads the file when it exists;
 // live mode reads nothing.
 func Open(path string, opts Options) (*Recorder, error) {
+	opts.Scrubbing.Values = SecretValues(opts.Scrubbing.Values...)
 	r := &Recorder{opts: opts, path: path, ignore: parseFieldPaths(opts.IgnoreFields), now: opts.Now}
 	if r.now == nil {
 		r.now = time.Now
@@ -139,6 +145,9 @@ func Open(path string, opts Options) (*Recorder, error) {
 	case ModeLive:
 	default:
 		return nil, fmt.Errorf("cassette %s: unknown mode %v", path, opts.Mode)
+	}
+	if err := c.checkScrubbing(&opts.Scrubbing); err != nil {
+		return nil, r.wrap(err)
 	}
 	r.cassette = c
 	r.keys = make([]requestKey, len(c.Interactions))
@@ -215,7 +224,10 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	if r.opts.Mode == ModeReplay || r.opts.Mode == ModeReplayOrRecord {
-		key := newRequestKey(req.Method, req.URL.String(), string(body), r.ignore, r.opts.IgnoreQuery)
+		// the recording holds the project's secret values as REDACTED:
+		// the live request is matched as if it did too
+		sc := &r.opts.Scrubbing
+		key := newRequestKey(req.Method, sc.values(req.URL.String()), sc.values(string(body)), r.ignore, r.opts.IgnoreQuery)
 		r.mu.Lock()
 		for i, k := range r.keys {
 			if !r.used[i] && k.equal(key) {
@@ -311,7 +323,7 @@ func (r *Recorder) store(req *http.Request, body []byte, resp *http.Response, re
 		r.fail(err)
 		return err
 	}
-	stored := Scrub(in)
+	stored := r.opts.Scrubbing.Scrub(in)
 	key := newRequestKey(stored.Request.Method, stored.Request.URL, stored.Request.Body, r.ignore, r.opts.IgnoreQuery)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -567,10 +579,10 @@ func (r *Recorder) Stop() error {
 		if len(r.cassette.Interactions) == 0 {
 			return r.wrap(fmt.Errorf("cassette %s: %w: the run made no request to record", r.path, ErrRecordingFailed))
 		}
-		return r.wrap(r.cassette.Save(r.path, r.opts.Overwrite))
+		return r.wrap(r.cassette.save(r.path, r.opts.Overwrite, &r.opts.Scrubbing))
 	case ModeReplayOrRecord:
 		if r.dirty {
-			return r.wrap(r.cassette.Save(r.path, true))
+			return r.wrap(r.cassette.save(r.path, true, &r.opts.Scrubbing))
 		}
 	}
 	return nil

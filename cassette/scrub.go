@@ -81,6 +81,7 @@ var credentialPatterns = []credentialPattern{
 		`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[A-Za-z0-9+/=\s]|\\[nr])*(?:-----END [A-Z0-9 ]*PRIVATE KEY-----)?`)},
 	{kind: "an Anthropic API key (sk-ant-...)", scope: inText, literals: []string{"sk-ant-"}, value: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_\-]{20,}`)},
 	{kind: "an OpenAI-style API key (sk-...)", scope: inText, literals: []string{"sk-"}, value: regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{20,}`)},
+	{kind: "a Stripe secret key (sk_live_...)", scope: inText, literals: []string{"k_live_", "k_test_"}, value: regexp.MustCompile(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`)},
 	{kind: "a Google API key (AIza...)", scope: inText, literals: []string{"AIza"}, value: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
 	{kind: "a Groq API key (gsk_...)", scope: inText, literals: []string{"gsk_"}, value: regexp.MustCompile(`\bgsk_[A-Za-z0-9]{20,}`)},
 	{kind: "an xAI API key (xai-...)", scope: inText, literals: []string{"xai-"}, value: regexp.MustCompile(`\bxai-[A-Za-z0-9]{20,}`)},
@@ -97,7 +98,7 @@ var credentialPatterns = []credentialPattern{
 		"openai_organization", "openai_project", "anthropic_organization_id",
 	}},
 	{kind: "a *-key, *-token or *-secret header", scope: inHeader,
-		suffixes: []string{"_key", "_token", "_secret", "_password", "_signature"},
+		suffixes: []string{"_key", "_token", "_secret", "_password", "_signature", "_auth", "_credential", "_credentials"},
 		except:   []string{"idempotency_key", "sec_websocket_key"}},
 
 	{kind: "a credential parameter", scope: inParam, names: []string{
@@ -168,6 +169,8 @@ type finding struct{ field, message string }
 type scrubber struct {
 	record bool
 	found  []finding
+	// extra is what a project adds to the table; nil adds nothing.
+	extra *Scrubbing
 }
 
 func (s *scrubber) note(field, message string) {
@@ -182,8 +185,17 @@ func (s *scrubber) note(field, message string) {
 	s.found = append(s.found, finding{field, message})
 }
 
-// text replaces every credential-shaped substring of v.
+// text replaces every secret value of s.extra and every
+// credential-shaped substring of v.
 func (s *scrubber) text(field, v string) string {
+	if s.extra != nil {
+		for _, secret := range s.extra.Values {
+			if len(secret) >= MinSecretBytes && strings.Contains(v, secret) {
+				s.note(field, "holds the value of a credential variable of the environment")
+				v = strings.ReplaceAll(v, secret, Redacted)
+			}
+		}
+	}
 	for i := range credentialPatterns {
 		p := &credentialPatterns[i]
 		if p.scope != inText || !p.mayMatch(v) || !p.value.MatchString(v) {
@@ -233,7 +245,7 @@ func (s *scrubber) headers(prefix string, h http.Header) http.Header {
 	sort.Strings(keys)
 	for _, k := range keys {
 		vs := h[k]
-		named := credentialName(inHeader, k) != ""
+		named := credentialName(inHeader, k) != "" || s.extra.header(k)
 		cp := make([]string, len(vs))
 		for i, v := range vs {
 			switch {
@@ -595,10 +607,11 @@ func (s *scrubber) interaction(i *vcr.Interaction) *vcr.Interaction {
 }
 
 // scanInteraction reports every credential left in i: what the scrubber
-// would remove. field is the interaction's path prefix
-// ("interactions[3]"); line gives the line of a sub-field when known.
-func scanInteraction(path string, i *vcr.Interaction, field string, line func(sub string) int) []Problem {
-	s := &scrubber{record: true}
+// would remove, with extra added to the table (nil adds nothing). field
+// is the interaction's path prefix ("interactions[3]"); line gives the
+// line of a sub-field when known.
+func scanInteraction(path string, i *vcr.Interaction, field string, line func(sub string) int, extra *Scrubbing) []Problem {
+	s := &scrubber{record: true, extra: extra}
 	s.interaction(i)
 	out := make([]Problem, len(s.found))
 	for n, f := range s.found {

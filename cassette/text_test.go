@@ -21,6 +21,7 @@ var textSecrets = map[string]string{
 	"a JWT (eyJ...)":                      fakeJWT,
 	"an OpenAI organization id (org-...)": fakeOrgID,
 	"a bearer token":                      fakeBearer,
+	"a Stripe secret key (sk_live_...)":   fakeStripe,
 }
 
 // TestScrubTextCoversEveryShape: every shape of the table is scrubbed

@@ -294,7 +294,8 @@ func (st *setup) buildModel(ctx context.Context, s *Scenario, opts *Options) (en
 func (st *setup) openCassette(s *Scenario, opts *Options, model string) error {
 	path := CassettePath(opts.CassetteDir, s)
 	st.cassette = filepath.ToSlash(path)
-	rec, err := cassette.Open(path, cassette.Options{Mode: opts.Mode, Scenario: s.Name, Transport: opts.Transport, Overwrite: opts.Overwrite, Limits: opts.CassetteLimits})
+	rec, err := cassette.Open(path, cassette.Options{Mode: opts.Mode, Scenario: s.Name, Transport: opts.Transport, Overwrite: opts.Overwrite, Limits: opts.CassetteLimits,
+		Scrubbing: opts.redact.cassetteScrubbing()})
 	if errors.Is(err, cassette.ErrCassetteNotFound) {
 		return fmt.Errorf("%w (a %s model replays from its cassette: record it once with --mode record or replay-or-record)", err, model)
 	}

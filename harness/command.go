@@ -175,7 +175,7 @@ func (r *commandRun) source() (serve.Source, error) {
 			r.mode = cassette.ModeReplay
 		}
 	}
-	copts := cassette.Options{Mode: r.mode, Scenario: s.Name, Transport: unmarked{opts.Transport}, Overwrite: opts.Overwrite, Limits: opts.CassetteLimits}
+	copts := cassette.Options{Mode: r.mode, Scenario: s.Name, Transport: unmarked{opts.Transport}, Overwrite: opts.Overwrite, Limits: opts.CassetteLimits, Scrubbing: opts.redact.cassetteScrubbing()}
 	if scripted {
 		rec, err := cassette.Open(path, copts)
 		if errors.Is(err, cassette.ErrCassetteNotFound) {

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,67 +14,57 @@ import (
 	"github.com/agenteval/agenteval/report"
 )
 
-// minSecretBytes is the shortest secret value redacted wherever it
-// appears: shorter values ("true", "1", a port) are too likely to be
-// ordinary text.
-const minSecretBytes = 8
-
 // redactor keeps credentials out of what a run writes (reports, golden
-// transcripts, logs): the values it knows to be secrets, replaced
-// wherever they appear, and every credential shape of cassette's table
-// (cassette.ScrubText). The secrets are the provider keys the run reads
+// transcripts, logs) and out of its cassettes, through one
+// implementation (cassette.Scrubbing): the values it knows to be
+// secrets, replaced wherever they appear, and every credential shape of
+// cassette's table. The secrets are the provider keys the run reads
 // (OPENAI_API_KEY, ANTHROPIC_API_KEY, through Options.LookupEnv) and the
 // values of the process's variables whose names say they hold
 // credentials (cassette.CredentialVariable: GITHUB_TOKEN,
-// AWS_SECRET_ACCESS_KEY, ...), which a command agent inherits and may
-// print. The nil *redactor applies the shapes only.
+// AWS_SECRET_ACCESS_KEY, ...), which a command agent may be passed
+// (agent.pass_env) and print, and a tool may send to a provider. The nil
+// *redactor applies the shapes only.
 type redactor struct {
-	values []string // longest first, so a secret containing another goes whole
+	scrubbing cassette.Scrubbing
 }
 
 // newRedactor collects the secrets of lookup and environ (KEY=value
-// entries, as os.Environ returns them).
-func newRedactor(lookup func(string) (string, bool), environ []string) *redactor {
-	var vals []string
-	add := func(v string) {
-		if len(v) >= minSecretBytes && v != DummyAPIKey && !slices.Contains(vals, v) {
-			vals = append(vals, v)
-		}
-	}
+// entries, as os.Environ returns them), and takes headers, the
+// project's credential headers (Options.ScrubHeaders), for cassettes.
+func newRedactor(lookup func(string) (string, bool), environ []string, headers []string) *redactor {
+	vals := cassette.EnvSecretValues(environ)
 	if lookup != nil {
 		for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"} {
 			if v, ok := lookup(k); ok {
-				add(v)
+				vals = append(vals, v)
 			}
 		}
 	}
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok && cassette.CredentialVariable(k) {
-			add(v)
-		}
-	}
-	slices.SortFunc(vals, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	return &redactor{values: vals}
+	vals = slices.DeleteFunc(vals, func(v string) bool { return v == DummyAPIKey })
+	return &redactor{scrubbing: cassette.Scrubbing{Headers: headers, Values: cassette.SecretValues(vals...)}}
 }
 
 // RedactText returns s without credentials: the values of the process's
 // credential variables and every credential shape, each replaced by
 // REDACTED. The command line prints its diagnostics through it.
-func RedactText(s string) string { return newRedactor(nil, os.Environ()).text(s) }
+func RedactText(s string) string { return newRedactor(nil, os.Environ(), nil).text(s) }
 
 // text returns s with its secrets and credential shapes replaced.
 func (r *redactor) text(s string) string {
-	if len(s) < minSecretBytes {
-		return s // shorter than any secret or credential shape
+	if r == nil {
+		return cassette.ScrubText(s)
 	}
-	if r != nil {
-		for _, v := range r.values {
-			if strings.Contains(s, v) {
-				s = strings.ReplaceAll(s, v, cassette.Redacted)
-			}
-		}
+	return r.scrubbing.Text(s)
+}
+
+// cassetteScrubbing is what the run's cassettes are scrubbed of on top
+// of cassette's table, and refused for holding when opened.
+func (r *redactor) cassetteScrubbing() cassette.Scrubbing {
+	if r == nil {
+		return cassette.Scrubbing{}
 	}
-	return cassette.ScrubText(s)
+	return r.scrubbing
 }
 
 // scenario returns res with every string it holds redacted: messages,

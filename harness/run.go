@@ -42,6 +42,11 @@ type Options struct {
 	// command line sets them with --limit cassette_file_bytes=N and
 	// cassette_body_bytes=N (Limits.Cassette).
 	CassetteLimits cassette.Limits
+	// ScrubHeaders names more headers whose values are credentials
+	// ("X-Custom-Auth"), redacted from the cassettes a run records and
+	// refused in those it opens, like Authorization (cassette.Scrubbing).
+	// The command line sets them with --scrub-header NAME.
+	ScrubHeaders []string
 	// Overwrite lets record mode replace existing cassettes; without it
 	// a scenario whose cassette exists fails instead of losing it.
 	Overwrite bool
@@ -205,7 +210,7 @@ func (o Options) WithDefaults() Options {
 		o.Now = time.Now
 	}
 	if o.redact == nil {
-		o.redact = newRedactor(o.LookupEnv, os.Environ())
+		o.redact = newRedactor(o.LookupEnv, os.Environ(), o.ScrubHeaders)
 	}
 	return o
 }

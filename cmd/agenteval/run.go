@@ -31,7 +31,8 @@ func newRunCmd() *cobra.Command {
 		update, shardFromEnv, noReports, overwrite, watch                 bool
 		tags, limitArgs                                                   []string
 	)
-	var storeDSN string // --store
+	var storeDSN string       // --store
+	var scrubHeaders []string // --scrub-header
 	cmd := &cobra.Command{
 		Use:   "run [flags] [PATH...]",
 		Short: "Replay scenarios against their cassettes and check their expectations",
@@ -113,7 +114,7 @@ another file, --store=postgres://... a PostgreSQL database a team shares.`,
 				return err
 			}
 			opts := harness.Options{CassetteDir: cassettes, GoldenDir: golden, Mode: m, Parallel: parallel, Update: update, Shard: sh, StateDir: stateDir, Overwrite: overwrite, Timeout: timeout,
-				CassetteLimits: limits.Cassette()}
+				CassetteLimits: limits.Cassette(), ScrubHeaders: scrubHeaders}
 			if err := opts.Validate(); err != nil {
 				return &usageError{err: fmt.Errorf("run: %w", err)}
 			}
@@ -150,6 +151,7 @@ another file, --store=postgres://... a PostgreSQL database a team shares.`,
 	addLimitFlag(cmd, &limitArgs, limitUsage)
 	f.BoolVar(&watch, "watch", false, "keep running: rerun the scenarios whose files, cassettes or golden files change")
 	addStoreFlag(cmd, &storeDSN)
+	f.StringSliceVar(&scrubHeaders, "scrub-header", nil, "a header whose value is a credential (X-Custom-Auth), redacted from recorded cassettes and refused in replayed ones, like Authorization; repeatable")
 	f.StringVar(&stateDir, "state-dir", "", "keep each scenario's threads in a SQLite database here (<dir>/<scenario path>.db), for agenteval resume")
 	return cmd
 }
