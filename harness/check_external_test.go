@@ -61,7 +61,7 @@ func TestLoadExternalAgents(t *testing.T) {
 		{
 			name:   "replay values, a bad base_url",
 			reason: "by-order is the one opt-in; a base URL is an http(s) URL with a host",
-			yaml: "agent:\n  kind: command\n  command: [node]\n  model: openai:gpt-4.1-mini\n  replay: by-position\n  base_url: ftp://h/v1\nturns: [{user: hi}]\n",
+			yaml:   "agent:\n  kind: command\n  command: [node]\n  model: openai:gpt-4.1-mini\n  replay: by-position\n  base_url: ftp://h/v1\nturns: [{user: hi}]\n",
 			want: []string{
 				`s.yaml:5:11: agent.replay: unknown replay "by-position": expected "by-order"`,
 				`s.yaml:6:13: agent.base_url: "ftp://h/v1": expected an http or https URL with a host, such as "http://127.0.0.1:8000/v1"`,
