@@ -56,6 +56,25 @@ type brokenCopy struct {
 	want []string
 }
 
+// nodeEdits are the edits of a JavaScript example's agent (the four
+// share their prompt, tool and weather table): its prompt, its tool's
+// description, the result its tool sends back for London. Each fails
+// the replay of dir's recorded scenario with the body diff showing the
+// edit.
+func nodeEdits(dir string) []agentEdit {
+	miss := "replay: no recorded request of cassette " + dir + "/cassettes/parallel.yaml matches it"
+	return []agentEdit{{
+		name: "prompt", old: `"You are a helpful weather assistant.`, new: `"You are a weather assistant. Answer in one word.`,
+		want: []string{miss, "body (-recorded +requested):", "-", "You are a helpful weather assistant.", "+", "You are a weather assistant. Answer in one word."},
+	}, {
+		name: "tools", old: `"Get the current weather in a city."`, new: `"Get the weather."`,
+		want: []string{miss, "body (-recorded +requested):", `"Get the current weather in a city."`, `"Get the weather."`},
+	}, {
+		name: "tool result", old: `London: "rainy, 14°C"`, new: `London: "foggy, 9°C"`,
+		want: []string{miss, "body (-recorded +requested):", "rainy, 14°C", "foggy, 9°C"},
+	}}
+}
+
 // agentEdit is a change to an example's agent: old replaced by new in
 // its source, and the texts the replay's failures must show.
 type agentEdit struct {
@@ -98,6 +117,7 @@ var examples = []example{
 	},
 	{
 		dir: "langgraph-react", runtime: "node", agent: "../agent.mjs",
+		edits: nodeEdits("langgraph-react"),
 		broken: []brokenCopy{{
 			file: "../agent.broken.mjs",
 			// its tool answers every city with the weather of Paris
@@ -106,6 +126,7 @@ var examples = []example{
 	},
 	{
 		dir: "openai-agents", runtime: "node", agent: "../agent.mjs",
+		edits: nodeEdits("openai-agents"),
 		broken: []brokenCopy{{
 			file: "../agent.broken.mjs",
 			// its tool declares "location" where the model sends "city"
@@ -114,6 +135,7 @@ var examples = []example{
 	},
 	{
 		dir: "vercel-ai", runtime: "node", agent: "../agent.mjs",
+		edits: nodeEdits("vercel-ai"),
 		broken: []brokenCopy{{
 			file: "../agent.broken.mjs",
 			// it forgets maxSteps: the tool results never reach the model
@@ -122,6 +144,7 @@ var examples = []example{
 	},
 	{
 		dir: "langchain-agent", runtime: "node", agent: "../agent.mjs",
+		edits: nodeEdits("langchain-agent"),
 		broken: []brokenCopy{{
 			file: "../agent.broken.mjs",
 			// it resumes the human-in-the-loop middleware with a bare list
