@@ -34,6 +34,9 @@ type Options struct {
 	Mode cassette.Mode
 	// Overwrite lets record mode replace existing trial cassettes.
 	Overwrite bool
+	// ScrubHeaders names more headers whose values are credentials,
+	// redacted from trial cassettes (harness.Options.ScrubHeaders).
+	ScrubHeaders []string
 	// Transport carries requests to real servers when recording or live.
 	Transport http.RoundTripper
 	// LookupEnv reads API keys for recording and live runs; nil means the
@@ -110,7 +113,7 @@ func Run(ctx context.Context, p *Plan, opts Options) *evalreport.Report {
 	hopts := harness.Options{
 		CassetteDir: opts.CassetteDir, Mode: opts.Mode, Overwrite: opts.Overwrite, Transport: opts.Transport,
 		LookupEnv: opts.LookupEnv, Tools: opts.Tools, Graders: opts.Graders, Prices: opts.Prices, Parallel: 1, Now: opts.Now,
-		CassetteLimits: f.Limits.Cassette(),
+		CassetteLimits: f.Limits.Cassette(), ScrubHeaders: opts.ScrubHeaders,
 	}
 	if hopts.CassetteDir == "" {
 		hopts.CassetteDir = filepathJoin(f.Dir(), cmpOr(f.Cassettes, "cassettes"))

@@ -34,7 +34,7 @@ func newEvalCmd() *cobra.Command {
 		parallel, trials, maxTrials                         int
 		maxCost, failUnder, planEffect, planBase            float64
 		overwrite, shardFromEnv, noTiming                   bool
-		thresholds, limitArgs                               []string
+		thresholds, limitArgs, scrubHeaders                 []string
 	)
 	var storeDSN string // --store
 	cmd := &cobra.Command{
@@ -149,7 +149,7 @@ and their final answers) to a results store that "agenteval view" shows:
 			if err != nil {
 				return &usageError{err: err}
 			}
-			opts := eval.Options{CassetteDir: cassettes, Mode: m, Overwrite: overwrite, Parallel: parallel, Shard: sh,
+			opts := eval.Options{CassetteDir: cassettes, Mode: m, Overwrite: overwrite, ScrubHeaders: scrubHeaders, Parallel: parallel, Shard: sh,
 				MaxCostUSD: maxCost, MaxTrials: maxTrials, FailUnder: failUnder}
 			stderr := cmd.ErrOrStderr()
 			for _, w := range plan.Warnings() {
@@ -217,6 +217,7 @@ and their final answers) to a results store that "agenteval view" shows:
 	fl.StringVar(&cassettes, "cassettes", "", "the trial cassette folder (default: the eval file's cassettes, relative to it)")
 	fl.StringVar(&mode, "mode", "replay", "cassette mode for provider variants: replay, record, replay-or-record or live")
 	fl.BoolVar(&overwrite, "overwrite", false, "let --mode record replace existing trial cassettes")
+	fl.StringSliceVar(&scrubHeaders, "scrub-header", nil, "a header whose value is a credential (X-Custom-Auth), redacted from recorded trial cassettes and refused in replayed ones, like Authorization; repeatable")
 	fl.IntVar(&parallel, "parallel", 0, "trials run at once (0: GOMAXPROCS)")
 	fl.IntVar(&trials, "trials", 0, "trials per scenario × variant, replacing the file's")
 	fl.Float64Var(&maxCost, "max-cost", 0, "stop launching trials before the cost (USD) could pass this")

@@ -164,7 +164,10 @@ func serveSource(s *harness.Scenario, mode, cassettePath string, limits cassette
 		rerecord := fmt.Sprintf("delete %s, then agenteval serve --scenario %s --mode record", cassettePath, s.File)
 		return serve.NewReplay(c, serve.ReplayOptions{BaseURL: harness.ReplayBaseURLs(s), Scenario: s.Name, Rerecord: rerecord}), none, nil
 	case "record":
-		rec, err := cassette.Open(cassettePath, cassette.Options{Mode: cassette.ModeRecord, Scenario: s.File, Limits: limits})
+		// the environment's secret values are scrubbed from the recording,
+		// as from a run's (harness.Options)
+		rec, err := cassette.Open(cassettePath, cassette.Options{Mode: cassette.ModeRecord, Scenario: s.File, Limits: limits,
+			Scrubbing: cassette.Scrubbing{Values: cassette.EnvSecretValues(os.Environ())}})
 		if err != nil {
 			return nil, nil, fmt.Errorf("serve: %w", err)
 		}
