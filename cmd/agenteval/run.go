@@ -80,7 +80,7 @@ usage, cost and transcript) to a results store that "agenteval view"
 shows: --store alone is the SQLite file .agenteval/results.db, --store=PATH
 another file, --store=postgres://... a PostgreSQL database a team shares.`,
 		Example: `  agenteval run
-  agenteval run scenarios/hitl scenarios/react/weather.yaml
+  agenteval run scenarios/hitl scenarios/react/single_tool_call.yaml
   agenteval run --parallel 8 --report-dir out/
   agenteval run --update                      # rewrite golden transcripts that changed
   agenteval run --mode replay-or-record       # record the scenarios that have no cassette yet
