@@ -20,9 +20,9 @@ func isExternal(a *Agent) bool { return a.Kind == "go" || a.Kind == "command" }
 // itself), and the turns a command's protocol can carry.
 func (r *reader) checkExternal(s *Scenario) {
 	a := &s.Agent
-	commandFields := map[string]bool{"command": a.Command != nil, "env": a.Env != nil, "timeout": a.Timeout != "", "dir": a.Dir != ""}
+	commandFields := map[string]bool{"command": a.Command != nil, "env": a.Env != nil, "timeout": a.Timeout != "", "dir": a.Dir != "", "replay": a.Replay != ""}
 	if a.Kind != "command" {
-		for _, f := range []string{"command", "env", "timeout", "dir"} {
+		for _, f := range []string{"command", "env", "timeout", "dir", "replay"} {
 			if commandFields[f] {
 				r.problem("agent."+f, r.keyPosOf("agent."+f), fmt.Sprintf(`only for agent.kind "command", not %q`, kindOrReact(a.Kind)))
 			}
@@ -78,6 +78,9 @@ func (r *reader) checkCommand(s *Scenario) {
 		if f.set {
 			r.problem("agent."+f.field, r.keyPosOf("agent."+f.field), `not for a "command" agent: the program builds its agent itself`)
 		}
+	}
+	if a.Replay != "" && (a.Model == "" || a.Model == "scripted") {
+		r.problem("agent.replay", r.keyPosOf("agent.replay"), `a scripted model answers from script: replay says how a provider model's cassette is replayed`)
 	}
 	if a.BaseURL != "" {
 		scripted := a.Model == "" || a.Model == "scripted"

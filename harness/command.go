@@ -189,13 +189,16 @@ func (r *commandRun) source() (serve.Source, error) {
 	if r.mode == cassette.ModeReplay {
 		c, _, err := opts.CassetteLimits.Import(path)
 		if err != nil {
-			return nil, fmt.Errorf("%w (a command agent with model %s replays its cassette by order: record it once with --mode record)", err, s.Agent.Model)
+			return nil, fmt.Errorf("%w (a command agent with model %s replays its cassette: record it once with %s)", err, s.Agent.Model, rerecordHint(s))
 		}
 		agent, judges := splitJudges(c)
 		if judge {
 			r.judges = cassette.Replay(judges, cassette.Options{Scenario: s.Name})
 		}
-		return serve.NewReplayOrdered(agent), nil
+		if s.Agent.Replay == ReplayByOrder {
+			return serve.NewReplayOrdered(agent), nil
+		}
+		return serve.NewReplay(agent, serve.ReplayOptions{BaseURL: ReplayBaseURLs(s), Scenario: s.Name, Rerecord: rerecordHint(s)}), nil
 	}
 	rec, err := cassette.Open(path, copts)
 	if err != nil {
@@ -209,24 +212,48 @@ func (r *commandRun) source() (serve.Source, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	return serve.NewRecorder(rec, serve.RecorderOptions{Upstreams: recordUpstreams(s, lookup)}), nil
+	return serve.NewRecorder(rec, serve.RecorderOptions{Upstreams: RecordUpstreams(s, lookup)}), nil
 }
 
-// recordUpstreams is where a record run forwards a command agent's
-// requests. With agent.base_url, the scenario model's provider alone, at
+// rerecordHint says how to record a command agent's cassette again.
+// (--mode replay-or-record replays a cassette that exists: it records
+// only a missing one.)
+func rerecordHint(s *Scenario) string {
+	return "agenteval run --mode record --overwrite " + filepath.ToSlash(s.File)
+}
+
+// ReplayBaseURLs is where the requests of s's cassette were recorded,
+// for serve.ReplayOptions.BaseURL: the scenario model's provider at
+// agent.base_url when it names one, else nil (the public endpoints).
+func ReplayBaseURLs(s *Scenario) map[string]string {
+	if s.Agent.BaseURL == "" {
+		return nil
+	}
+	return map[string]string{modelProvider(s.Agent.Model): s.Agent.BaseURL}
+}
+
+// modelProvider is the serve provider a provider model speaks:
+// "openai" for openai: and openai-compatible:, "anthropic".
+func modelProvider(model string) string {
+	provider, _, _ := strings.Cut(model, ":")
+	if provider == llm.ProviderOpenAICompatible {
+		return llm.ProviderOpenAI
+	}
+	return provider
+}
+
+// RecordUpstreams is where a record run forwards a command agent's
+// requests (serve.RecorderOptions.Upstreams). With agent.base_url, the scenario model's provider alone, at
 // that URL (openai-compatible speaks OpenAI's protocols): a request of
 // another provider is refused and sent nowhere, so no traffic reaches a
 // host the scenario does not name. Without, every provider at its public
 // endpoint. The key is the provider's, read from its variable
 // (OPENAI_API_KEY, ANTHROPIC_API_KEY) in agenteval's environment.
-func recordUpstreams(s *Scenario, lookup func(string) (string, bool)) map[string]serve.Upstream {
+func RecordUpstreams(s *Scenario, lookup func(string) (string, bool)) map[string]serve.Upstream {
 	if s.Agent.BaseURL == "" {
 		return serve.PublicUpstreams(lookup)
 	}
-	provider, _, _ := strings.Cut(s.Agent.Model, ":")
-	if provider == llm.ProviderOpenAICompatible {
-		provider = llm.ProviderOpenAI
-	}
+	provider := modelProvider(s.Agent.Model)
 	key, _ := lookup(serve.KeyEnv(provider))
 	return map[string]serve.Upstream{provider: {BaseURL: s.Agent.BaseURL, Key: key}}
 }

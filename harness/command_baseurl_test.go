@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -126,5 +127,64 @@ func TestCommandAgentRecordsFromBaseURL(t *testing.T) {
 	}
 	play := opts
 	play.Transport = offline{t}
-	wantStatus(t, "replay", harness.Run(context.Background(), ss, play), report.StatusPass)
+	if got := wantStatus(t, "replay", harness.Run(context.Background(), ss, play), report.StatusPass); got.Replay != "" {
+		t.Errorf("a replay by content is marked %q, want no mark", got.Replay)
+	}
+
+	// the agent's system prompt edited: the replay fails at its first
+	// request, with the closest recorded one and the body diff
+	src, err := os.ReadFile(agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(src), "You are a helpful weather assistant.", "You are a terse weather assistant.", 1)
+	if edited == string(src) {
+		t.Fatal("the example's system prompt moved: update this test")
+	}
+	editedAgent := filepath.Join(dir, "agent_edited.py")
+	if err := os.WriteFile(editedAgent, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	commandBaseURLScenario(t, dir, editedAgent, up.URL+"/v1?api-version=2024-10-21")
+	ss, err = harness.LoadDir(filepath.Join(dir, "scenarios"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := wantStatus(t, "replay of an edited prompt", harness.Run(context.Background(), ss, play), report.StatusFail)
+	text := failedText(res)
+	for _, e := range res.Expectations {
+		text += e.Diff + "\n"
+	}
+	cassettePath := filepath.Join(dir, "cassettes", "paris.yaml")
+	for _, want := range []string{
+		"request 1 (POST /v1/chat/completions, model qwen3): replay: no recorded request of cassette " + cassettePath + " matches it",
+		"record again: agenteval run --mode record --overwrite ",
+		"closest recorded request: interaction 0 at " + cassettePath,
+		"differs in: body at messages[0].content[0].text",
+		"body (-recorded +requested):",
+		`-           "text": "You are a helpful weather assistant."`,
+		`+           "text": "You are a terse weather assistant."`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the failure does not show\n%s\nit shows\n%s", want, text)
+		}
+	}
+
+	// the same edit replayed by order (the opt-in for other tools'
+	// cassettes) passes, and the report says how it was replayed
+	raw, err := os.ReadFile(filepath.Join(dir, "scenarios", "paris.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byOrder := strings.Replace(string(raw), "  timeout: 30s\n", "  timeout: 30s\n  replay: by-order\n", 1)
+	if err := os.WriteFile(filepath.Join(dir, "scenarios", "paris.yaml"), []byte(byOrder), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ss, err = harness.LoadDir(filepath.Join(dir, "scenarios"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := wantStatus(t, "replay by order", harness.Run(context.Background(), ss, play), report.StatusPass); got.Replay != harness.ReplayByOrder {
+		t.Errorf("a replay by order is marked %q, want %q", got.Replay, harness.ReplayByOrder)
+	}
 }

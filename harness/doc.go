@@ -146,6 +146,9 @@
 //     with.
 //   - max_concurrency (integer ≥ 0): tool calls run at once; 0, the
 //     default, is no cap.
+//   - replay: "by-order" (kind "command" with a provider model only)
+//     replays the cassette by order instead of by request content, for
+//     a cassette another tool recorded; below.
 //   - command (list of strings), env (mapping of strings), timeout
 //     (duration), dir (string): kind "command" only, below.
 //   - nodes (list): kind "graph" only, below.
@@ -230,9 +233,31 @@
 //	  base_url: http://127.0.0.1:8000/v1  # optional: the endpoint a record run forwards to
 //
 // The server answers from script, in order (model "scripted", the
-// default), or, for a provider model ("openai:gpt-4.1-mini"), replays the
-// scenario's cassette by order (serve.NewReplayOrdered); record modes
-// forward to the provider and record it. A record run forwards to the
+// default), or, for a provider model ("openai:gpt-4.1-mini"), from the
+// scenario's cassette, replayed by request content (serve.NewReplay);
+// record modes forward to the provider and record it. Replay fails
+// closed: each request must match a recorded one by method, path and
+// query (where the recording forwarded it: base_url's prefix and query
+// included, the host left out) and canonical JSON body, with cassette's
+// equivalences only (key order and whitespace, stream_options,
+// "stream": false and "n": 1, null members, a content string as one
+// text block, tool-call arguments as canonical JSON, numbers by value,
+// credentials scrubbed). Nothing else is normalised, because nothing
+// else varies: each example agent's requests, recorded twice
+// (examples' TestRecordExampleCassettes), are byte-identical. Identical
+// requests take the identical recordings in recorded order. A changed
+// request — an edited prompt, tool list or tool result — is refused
+// (400, so the program fails at once) and fails the scenario's
+// "invariant: requests accepted" with the closest recorded request, what
+// differs and the body diff (-recorded +requested), and the command that
+// records again: agenteval run --mode record --overwrite FILE
+// (--mode replay-or-record replays a cassette that exists). For a
+// cassette another tool recorded (vcrpy, go-vcr), whose requests the
+// program would not send byte for byte, agent.replay: by-order answers
+// the n-th request of each protocol with the n-th recorded answer
+// whatever it says (serve.NewReplayOrdered): a changed request then
+// passes, so the report marks the scenario (report.Scenario.Replay
+// "by-order", shown in every format). A record run forwards to the
 // endpoint agent.base_url names, and only there: base_url is the
 // provider's base URL as its SDK takes it (OpenAI's with its /v1,
 // "http://127.0.0.1:8000/v1" for a local vLLM, Ollama or LiteLLM;
@@ -301,8 +326,9 @@
 // calls are recorded after the agent's, each request marked with the
 // header "X-Agenteval-Grader: judge" (GraderHeader; it is written into
 // the cassette, never sent to the provider), and in replay the agent's
-// requests get the unmarked interactions, by order, while the judge's
-// get the marked ones, matched by body as the engine's are. With a
+// requests get the unmarked interactions (matched by content, or by
+// order with agent.replay: by-order), while the judge's get the marked
+// ones, matched by body as the engine's are. With a
 // scripted agent the cassette holds the judge's calls alone.
 //
 // Two more invariants check the client on the wire: "invariant: client
@@ -311,12 +337,12 @@
 // with calls by id, no call of the last answer left dangling unless the
 // run ended on an interrupt or failed) and "invariant: requests
 // accepted" (no request the provider would have refused: a malformed
-// body, a result for an unknown call id, a request after the script or
-// the cassette ran out). Such a request is answered at once with the
-// provider's error status and layout (400), so the program fails instead
-// of waiting; for a cassette that ran out, the invariant's detail shows
-// the recorded request closest to it and the body diff (-recorded
-// +requested), as a replay miss of the engine does.
+// body, a result for an unknown call id, a request after the script ran
+// out, a request the cassette does not record). Such a request is
+// answered at once with the provider's error status and layout (400), so
+// the program fails instead of waiting; for a cassette miss, the
+// invariant's detail shows the recorded request closest to it and the
+// body diff (-recorded +requested), as a replay miss of the engine does.
 //
 // # Tools
 //

@@ -90,6 +90,8 @@ type htmlScenario struct {
 	Final, Trajectory    string
 	Golden, GoldenStatus string
 	Cassette, Wall       string
+	// Replay is Scenario.Replay: "by-order" or empty.
+	Replay string
 }
 
 type htmlExpectation struct {
@@ -157,6 +159,7 @@ func newHTMLScenario(s *Scenario, id string) (htmlScenario, error) {
 		Golden:       s.Golden,
 		GoldenStatus: s.GoldenStatus,
 		Cassette:     s.Cassette,
+		Replay:       s.Replay,
 	}
 	if s.Timing != nil {
 		h.Wall = seconds(s.Timing.WallMS)
