@@ -99,11 +99,14 @@
 // report carries each on its variant (VariantInfo.Warning).
 //
 // A stochastic variant is a seeded stochastic scripted model: trial k of a
-// scenario answers with the scenario's script when u < p, and otherwise with
-// one AI message whose content is wrong (default "I don't know."), u uniform
-// in [0, 1) drawn by ChaCha8 seeded with SHA-256(seed, scenario[case],
-// variant, k). It makes
-// simulated evals end to end whose true pass probability is known.
+// scenario answers with the scenario's script when u < p, and otherwise
+// every model call of the trial, in every turn, answers one AI message
+// whose content is wrong (default "I don't know.") and that calls no tool,
+// u uniform in [0, 1) drawn by ChaCha8 seeded with SHA-256(seed,
+// scenario[case], variant, k). The draw is per trial, not per call: a wrong
+// trial is wrong throughout, so a multi-turn scenario fails its
+// expectations rather than running out of script at its second turn. It
+// makes simulated evals end to end whose true pass probability is known.
 //
 // An eval file is read within harness.Limits, as a scenario file is: its
 // size, UTF-8, the nesting of its values (checked before the YAML parser

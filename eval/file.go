@@ -132,9 +132,10 @@ type MiddlewareOverride struct {
 }
 
 // Stochastic is a seeded stochastic scripted model: trial t of a scenario
-// answers with the scenario's script when u < P, and otherwise with one AI
-// message whose content is Wrong (default "I don't know."), where u in
-// [0, 1) is drawn from ChaCha8 seeded by SHA-256 of Seed and the trial's key.
+// answers with the scenario's script when u < P, and otherwise answers
+// every model call of every turn with one AI message whose content is Wrong
+// (default "I don't know."), where u in [0, 1) is drawn once per trial from
+// ChaCha8 seeded by SHA-256 of Seed and the trial's key.
 // The same seed gives the same outcomes on every machine.
 type Stochastic struct {
 	P     float64 `json:"p"`

@@ -282,7 +282,11 @@ func runTrial(ctx context.Context, j trialJob, hopts harness.Options) evalreport
 	if st := c.variant.Stochastic; st != nil && !stochasticRight(st, j.key()) {
 		cp := *s
 		wrong := cmpOr(st.Wrong, "I don't know.")
-		cp.Script = engine.NewObject("responses", []any{engine.NewObject("content", wrong)})
+		// a wrong trial is wrong throughout: every model call, in every
+		// turn, answers the wrong message (a script of no responses that
+		// repeats it), so a multi-turn scenario fails its expectations
+		// instead of running out of script at its second turn
+		cp.Script = engine.NewObject("responses", []any{}, "then", engine.NewObject("repeat", engine.NewObject("content", wrong)))
 		s = &cp
 	}
 	if c.cassetteBase != "" {

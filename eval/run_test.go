@@ -262,3 +262,58 @@ func fakeOpenAI(t *testing.T, turns ...serve.Turn) *serve.Server {
 	}
 	return srv
 }
+
+// TestStochasticWrongTrialAnswersEveryTurn: a trial that the stochastic
+// model answers wrong answers every turn of a multi-turn scenario with the
+// wrong message, so it fails its expectations instead of erroring with
+// "script exhausted" at the second turn (issue 36); a right trial follows
+// the scenario's script through both turns.
+func TestStochasticWrongTrialAnswersEveryTurn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("scenarios/two.yaml", `description: Two turns, one scripted answer each.
+script:
+  responses:
+    - content: Hello.
+    - content: Goodbye.
+turns:
+  - user: Hi!
+  - user: Bye!
+expect:
+  final: {contains: [Goodbye]}
+`)
+	write("sim.yaml", `name: two-turns
+root: scenarios
+scenarios: [two.yaml]
+trials: 4
+variants:
+  - name: right
+    stochastic: {p: 1}
+  - name: wrong
+    stochastic: {p: 0, wrong: "No idea."}
+`)
+	r := Run(context.Background(), prepare(t, filepath.Join(dir, "sim.yaml")), Options{})
+	want := map[string]string{"right": "pass", "wrong": "fail"}
+	finals := map[string]string{"right": "Goodbye.", "wrong": "No idea."}
+	// the wrong trial fails its expectation, not its second turn
+	messages := map[string]string{"wrong": `final: want text containing "Goodbye", got "No idea."`}
+	if len(r.Cells) != 2 {
+		t.Fatalf("%d cells, want 2: %+v", len(r.Cells), r)
+	}
+	for _, c := range r.Cells {
+		for _, tr := range c.Trials {
+			if string(tr.Status) != want[c.Variant] || tr.Final != finals[c.Variant] || tr.Message != messages[c.Variant] {
+				t.Errorf("%s trial %d: status %s, final %q, message %q; want %s, %q, %q", c.Variant, tr.Index, tr.Status, tr.Final, tr.Message, want[c.Variant], finals[c.Variant], messages[c.Variant])
+			}
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -123,5 +124,137 @@ func TestLoopStopsWithContext(t *testing.T) {
 	cancel()
 	if err := <-done; err != context.Canceled {
 		t.Errorf("Loop after cancel: %v, want context.Canceled", err)
+	}
+}
+
+// fakeClock is Config.After under the test's control: each call hands the
+// test the channel it returned, which the test fires when it wants.
+type fakeClock struct{ timers chan chan time.Time }
+
+func (c fakeClock) After(time.Duration) <-chan time.Time {
+	t := make(chan time.Time, 1)
+	c.timers <- t
+	return t
+}
+
+// TestLoopDebounces: paths that arrive before the quiet period ends join
+// one batch, each path restarts the period (a timer from before it is
+// ignored), and the batch runs once when its last timer fires.
+func TestLoopDebounces(t *testing.T) {
+	root, opts := fixture(t)
+	clock := fakeClock{timers: make(chan chan time.Time)}
+	events := make(chan string)
+	runs := make(chan []string)
+	cfg := Config{
+		Load:     func() ([]*harness.Scenario, error) { return harness.LoadDir(root) },
+		Options:  opts,
+		Run:      func(_ context.Context, ss []*harness.Scenario) { runs <- names(ss) },
+		Debounce: time.Second,
+		After:    clock.After,
+	}
+	done := make(chan error)
+	go func() { done <- Loop(t.Context(), events, cfg) }()
+	<-runs // the first run of everything
+	// timer is the quiet period Loop starts; a run instead is a batch
+	// run before its paths were quiet
+	timer := func() chan time.Time {
+		t.Helper()
+		select {
+		case got := <-runs:
+			t.Fatalf("ran %v without waiting for the paths to be quiet", got)
+			return nil
+		case c := <-clock.timers:
+			return c
+		}
+	}
+
+	events <- filepath.Join(root, "a.yaml")
+	stale := timer()
+	events <- filepath.Join(root, "sub", "b.yaml")
+	_ = timer()
+	stale <- time.Time{}
+	select {
+	case got := <-runs:
+		t.Fatalf("a timer restarted by a later path ran %v", got)
+	case events <- filepath.Join(opts.CassetteDir, "a.yaml"):
+	}
+	timer() <- time.Time{}
+	if diff := cmp.Diff([]string{"a", "sub/b"}, <-runs); diff != "" {
+		t.Errorf("debounced batch: rerun mismatch (-want +got):\n%s", diff)
+	}
+	close(events)
+	if err := <-done; err != nil {
+		t.Errorf("Loop after events closed: %v, want nil", err)
+	}
+}
+
+// TestProgram: a command agent's program is the first relative argument
+// of agent.command that names a file from its working directory.
+func TestProgram(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, f := range []string{"agent.mjs", "bin/run.sh", "scenarios/local.py"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "scenarios", "s.yaml")
+	tests := []struct {
+		agent  harness.Agent
+		want   string
+		reason string
+	}{
+		{harness.Agent{Kind: "command", Command: []string{"node", "../agent.mjs"}}, filepath.Join(dir, "agent.mjs"), "an interpreter on PATH is skipped, its script followed"},
+		{harness.Agent{Kind: "command", Command: []string{"../bin/run.sh", "--fast"}}, filepath.Join(dir, "bin", "run.sh"), "the program's own name counts"},
+		{harness.Agent{Kind: "command", Command: []string{"python3", "-u", "local.py"}}, filepath.Join(dir, "scenarios", "local.py"), "flags are skipped"},
+		{harness.Agent{Kind: "command", Dir: "..", Command: []string{"node", "agent.mjs"}}, filepath.Join(dir, "agent.mjs"), "paths resolve from agent.dir"},
+		{harness.Agent{Kind: "command", Command: []string{filepath.Join(dir, "agent.mjs")}}, "", "an absolute path is the system's, not followed"},
+		{harness.Agent{Kind: "command", Command: []string{"node", "missing.mjs"}}, "", "no argument names a file"},
+		{harness.Agent{Kind: "command", Command: []string{"ls", "."}}, "", "a folder is not a program"},
+		{harness.Agent{Command: []string{"node", "../agent.mjs"}}, "", "only command agents have a program"},
+	}
+	for _, tt := range tests {
+		s := &harness.Scenario{File: file, Agent: tt.agent}
+		if got := Program(s); got != tt.want {
+			t.Errorf("Program(%q in %q) = %q, want %q (%s)", tt.agent.Command, tt.agent.Dir, got, tt.want, tt.reason)
+		}
+	}
+}
+
+// TestLoopFollowsTheProgram: editing a command agent's program reruns
+// the scenarios that run it, and only those.
+func TestLoopFollowsTheProgram(t *testing.T) {
+	root, opts := fixture(t)
+	program := filepath.Join(filepath.Dir(root), "agent.py")
+	if err := os.WriteFile(program, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmdScenario := "agent: {kind: command, command: [python3, ../agent.py]}\n" + scenarioFile
+	if err := os.WriteFile(filepath.Join(root, "cmd.yaml"), []byte(cmdScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan string)
+	runs := make(chan []string)
+	cfg := Config{
+		Load:    func() ([]*harness.Scenario, error) { return harness.LoadDir(root) },
+		Options: opts,
+		Run:     func(_ context.Context, ss []*harness.Scenario) { runs <- names(ss) },
+	}
+	done := make(chan error)
+	go func() { done <- Loop(t.Context(), events, cfg) }()
+	if diff := cmp.Diff([]string{"a", "cmd", "sub/b"}, <-runs); diff != "" {
+		t.Fatalf("first run mismatch (-want +got):\n%s", diff)
+	}
+	events <- program
+	if diff := cmp.Diff([]string{"cmd"}, <-runs); diff != "" {
+		t.Errorf("after the program changed: rerun mismatch (-want +got):\n%s", diff)
+	}
+	close(events)
+	if err := <-done; err != nil {
+		t.Errorf("Loop after events closed: %v, want nil", err)
 	}
 }

@@ -28,7 +28,7 @@ func newCassetteCmd() *cobra.Command {
   usage   reports the tokens and the cost of every recorded model call`,
 		Example: `  agenteval cassette import -o cassettes/ tests/cassettes/*.yaml
   agenteval cassette check cassettes/
-  agenteval cassette usage cassettes/weather.yaml`,
+  agenteval cassette usage cassettes/providers/openai_tool_call.yaml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return &usageError{err: fmt.Errorf("cassette: unknown command %q\nrun 'agenteval cassette --help' for usage", args[0])}
@@ -144,7 +144,7 @@ a header, URL or body.
 It exits 0 when every cassette is clean, 1 when it found a problem, and 2 when
 a path could not be read.`,
 		Example: `  agenteval cassette check cassettes/
-  agenteval cassette check cassettes/weather.yaml cassettes/hitl/`,
+  agenteval cassette check cassettes/providers/openai_tool_call.yaml evals/cassettes/weather/`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &usageError{err: errors.New("cassette check: give at least one folder or file\nrun 'agenteval cassette check --help' for usage")}
@@ -242,7 +242,7 @@ overall. Prices come from a built-in table of list prices (dated ` + llm.PricesA
 "cache_read": 1.25}}, US dollars per million tokens) to override or extend it.
 Calls of models without a price count their tokens but no cost.`,
 		Example: `  agenteval cassette usage cassettes/
-  agenteval cassette usage --prices prices.json --format json cassettes/weather.yaml`,
+  agenteval cassette usage --prices prices.json --format json cassettes/providers/openai_tool_call.yaml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &usageError{err: errors.New("cassette usage: give at least one folder or file\nrun 'agenteval cassette usage --help' for usage")}

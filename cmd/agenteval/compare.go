@@ -41,7 +41,7 @@ a one-sided test against the limit, Holm-corrected over the checks; a
 hold is not proof, so each prints its MDE), or new or base (point
 estimates). It exits 1 when a threshold is broken, 2 on a usage error or a
 threshold that matches nothing.`,
-		Example: `  agenteval report compare reports/eval-base.json reports/eval.json
+		Example: `  agenteval report compare reports/eval/suite.json eval.json
   agenteval report compare --threshold 'pass_rate:delta>=-0.05' base.json new.json
   agenteval report compare --threshold 'pass_rate:lower>=-0.05' base.json new.json
   agenteval report compare --threshold 'pass_rate[*]:delta>=-0.2' --threshold 'cost_usd:ratio<=1.1' base.json new.json`,

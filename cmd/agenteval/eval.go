@@ -78,10 +78,10 @@ and their final answers) to a results store that "agenteval view" shows:
 --store=postgres://... a PostgreSQL database a team shares.`,
 		Example: `  agenteval eval evals/suite.yaml
   agenteval eval --parallel 8 --format json evals/suite.yaml > eval.json
-  agenteval eval --mode replay-or-record --max-cost 2.50 evals/providers.yaml
+  agenteval eval --mode replay-or-record --max-cost 2.50 evals/suite.yaml
   agenteval eval --fail-under 0.9 --report-dir reports/ evals/suite.yaml
-  agenteval eval --baseline reports/eval-base.json --threshold 'pass_rate:delta>=-0.05' evals/suite.yaml
-  agenteval eval --baseline reports/eval-base.json --threshold 'pass_rate:lower>=-0.1' evals/suite.yaml
+  agenteval eval --baseline reports/eval/suite.json --threshold 'pass_rate:delta>=-0.05' evals/suite.yaml
+  agenteval eval --baseline reports/eval/suite.json --threshold 'pass_rate:lower>=-0.1' evals/suite.yaml
   agenteval eval --plan 0.2 --plan-base 0.85 evals/suite.yaml
   agenteval eval --shard 2/4 --format json evals/suite.yaml > shard2.json
   agenteval eval --no-timing --format json evals/suite.yaml > reports/eval/suite.json

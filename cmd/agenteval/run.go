@@ -58,8 +58,11 @@ also an "::error file=...,line=..." annotation on stderr, and the Markdown
 summary is appended to $GITHUB_STEP_SUMMARY.
 
 --watch runs the scenarios, then waits for changes and reruns the
-scenarios whose file, cassette or golden transcript changed, until
-interrupted (Ctrl-C).
+scenarios whose file, cassette or golden transcript changed, or, for a
+command agent, whose program changed (the first relative argument of
+agent.command that names a file, such as ../agent.mjs), until interrupted
+(Ctrl-C). It reruns once the files have been quiet for 200 ms, so a burst
+of writes (a git checkout, an editor's save) is checked in its end state.
 
 Replay (the default --mode) never opens a network connection. record writes
 fresh cassettes (a scenario whose cassette exists fails unless --overwrite
@@ -81,7 +84,7 @@ usage, cost and transcript) to a results store that "agenteval view"
 shows: --store alone is the SQLite file .agenteval/results.db, --store=PATH
 another file, --store=postgres://... a PostgreSQL database a team shares.`,
 		Example: `  agenteval run
-  agenteval run scenarios/hitl scenarios/react/weather.yaml
+  agenteval run scenarios/hitl scenarios/react/single_tool_call.yaml
   agenteval run --parallel 8 --report-dir out/
   agenteval run --update                      # rewrite golden transcripts that changed
   agenteval run --mode replay-or-record       # record the scenarios that have no cassette yet
@@ -149,7 +152,7 @@ another file, --store=postgres://... a PostgreSQL database a team shares.`,
 	f.StringSliceVar(&tags, "tag", nil, "run only scenarios with one of these tags")
 	f.DurationVar(&timeout, "timeout", 0, "how long each scenario may run unless its file sets timeout (0: no limit); a Go tool that ignores the cancellation is abandoned after a grace period")
 	addLimitFlag(cmd, &limitArgs, limitUsage)
-	f.BoolVar(&watch, "watch", false, "keep running: rerun the scenarios whose files, cassettes or golden files change")
+	f.BoolVar(&watch, "watch", false, "keep running: rerun the scenarios whose files, cassettes, golden files or command agent's program change")
 	addStoreFlag(cmd, &storeDSN)
 	f.StringSliceVar(&scrubHeaders, "scrub-header", nil, "a header whose value is a credential (X-Custom-Auth), redacted from recorded cassettes and refused in replayed ones, like Authorization; repeatable")
 	f.StringVar(&stateDir, "state-dir", "", "keep each scenario's threads in a SQLite database here (<dir>/<scenario path>.db), for agenteval resume")

@@ -50,7 +50,7 @@ answered tool calls, and exits 1 if either went wrong.
 
 Point an existing agent at it:
 
-  agenteval serve --scenario scenarios/weather.yaml --addr 127.0.0.1:8089 &
+  agenteval serve --scenario examples/langgraph-react/scenarios/parallel.yaml --addr 127.0.0.1:8089 &
   export OPENAI_BASE_URL=http://127.0.0.1:8089/v1 ANTHROPIC_BASE_URL=http://127.0.0.1:8089 OPENAI_API_KEY=dummy ANTHROPIC_API_KEY=dummy
   node agent.mjs   # or python agent.py: the agent, unchanged
 
@@ -58,9 +58,9 @@ To have "agenteval run" start the server, run the agent and check it (its
 trajectory rebuilt from the traffic, the client's invariants, golden
 transcripts), give the scenario agent: {kind: command, command: [node,
 agent.mjs]}; the turn protocol is in the harness package doc.`,
-		Example: `  agenteval serve --scenario scenarios/weather.yaml
-  agenteval serve --scenario scenarios/weather.yaml --mode replay --cassette cassettes/weather.yaml
-  agenteval serve --scenario scenarios/weather.yaml --mode record --addr 127.0.0.1:8089`,
+		Example: `  agenteval serve --scenario examples/langgraph-react/scenarios/parallel.yaml
+  agenteval serve --scenario scenarios/providers/openai_tool_call.yaml --mode replay --cassette cassettes/providers/openai_tool_call.yaml
+  agenteval serve --scenario scenarios/providers/openai_tool_call.yaml --mode record --cassette new.yaml --addr 127.0.0.1:8089`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if scenario == "" {

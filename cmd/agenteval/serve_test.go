@@ -119,7 +119,7 @@ func TestServeRecipeInReadme(t *testing.T) {
 	var recipe []string
 	for _, line := range strings.Split(help, "\n") {
 		l := strings.TrimSpace(line)
-		if strings.HasPrefix(l, "agenteval serve --scenario scenarios/weather.yaml --addr 127.0.0.1:8089 &") ||
+		if strings.HasPrefix(l, "agenteval serve --scenario ") && strings.HasSuffix(l, " --addr 127.0.0.1:8089 &") ||
 			strings.HasPrefix(l, "export OPENAI_BASE_URL=") || strings.HasPrefix(l, "node agent.mjs") {
 			recipe = append(recipe, l)
 		}
