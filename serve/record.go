@@ -15,6 +15,7 @@ import (
 const (
 	OpenAIUpstream    = "https://api.openai.com"
 	AnthropicUpstream = "https://api.anthropic.com"
+	GeminiUpstream    = "https://generativelanguage.googleapis.com"
 )
 
 // RecorderOptions configures a Recorder. The zero value forwards to
@@ -24,9 +25,13 @@ type RecorderOptions struct {
 	// requests go to; the request's path is kept. "" means the real
 	// providers (OpenAIUpstream, AnthropicUpstream).
 	OpenAIUpstream, AnthropicUpstream string
-	// OpenAIKey and AnthropicKey, when set, replace the key the client
-	// sent (an agent pointed at serve carries a dummy key).
-	OpenAIKey, AnthropicKey string
+	// GeminiUpstream is where Gemini requests go; "" means the Gemini
+	// API (GeminiUpstream).
+	GeminiUpstream string
+	// OpenAIKey, AnthropicKey and GeminiKey, when set, replace the key
+	// the client sent (an agent pointed at serve carries a dummy key);
+	// Gemini's goes out as x-goog-api-key, never in the URL.
+	OpenAIKey, AnthropicKey, GeminiKey string
 }
 
 // Recorder is a Source that forwards every request to the real provider
@@ -53,6 +58,9 @@ func NewRecorder(rec *cassette.Recorder, opts RecorderOptions) *Recorder {
 	if opts.AnthropicUpstream == "" {
 		opts.AnthropicUpstream = AnthropicUpstream
 	}
+	if opts.GeminiUpstream == "" {
+		opts.GeminiUpstream = GeminiUpstream
+	}
 	return &Recorder{rec: rec, opts: opts}
 }
 
@@ -63,11 +71,18 @@ var hopHeaders = []string{"Host", "Content-Length", "Connection", "Keep-Alive", 
 // Answer forwards the request and returns the provider's answer.
 func (r *Recorder) Answer(ctx context.Context, req *Request) (Reply, error) {
 	base, key := r.opts.OpenAIUpstream, r.opts.OpenAIKey
-	if req.Protocol == Messages {
+	switch req.Protocol {
+	case Messages:
 		base, key = r.opts.AnthropicUpstream, r.opts.AnthropicKey
+	case Gemini:
+		base, key = r.opts.GeminiUpstream, r.opts.GeminiKey
+	}
+	target := strings.TrimSuffix(base, "/") + req.Path
+	if req.Query != "" {
+		target += "?" + req.Query
 	}
 	uctx, done := upstreamContext(ctx)
-	out, err := http.NewRequestWithContext(uctx, req.Method, strings.TrimSuffix(base, "/")+req.Path, bytes.NewReader(req.Body))
+	out, err := http.NewRequestWithContext(uctx, req.Method, target, bytes.NewReader(req.Body))
 	if err != nil {
 		done()
 		return Reply{}, fmt.Errorf("%s: forward: %w", req, err)
@@ -77,9 +92,12 @@ func (r *Recorder) Answer(ctx context.Context, req *Request) (Reply, error) {
 		out.Header.Del(h)
 	}
 	if key != "" {
-		if req.Protocol == Messages {
+		switch req.Protocol {
+		case Messages:
 			out.Header.Set("X-Api-Key", key)
-		} else {
+		case Gemini:
+			out.Header.Set("X-Goog-Api-Key", key)
+		default:
 			out.Header.Set("Authorization", "Bearer "+key)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -109,12 +110,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := ProtocolOf(r.URL.Path)
 	if p == NoProtocol || r.Method != http.MethodPost {
 		s.problem("%s %s: no such route", r.Method, r.URL.Path)
-		writeError(w, guessProtocol(r.Header.Get("Anthropic-Version") != ""), errNoRoute(p, r.Method, r.URL.Path))
+		guess := guessProtocol(r.Header.Get("Anthropic-Version") != "", geminiKey(r.Header, r.URL.RawQuery) != "")
+		e := errNoRoute(p, r.Method, r.URL.Path)
+		if guess == Gemini {
+			e = errNoRoute(Gemini, r.Method, r.URL.Path)
+		}
+		writeError(w, guess, e)
 		return
 	}
-	if s.opts.Key != "" && !authorized(p, r.Header, s.opts.Key) {
+	if s.opts.Key != "" && !authorized(p, r, s.opts.Key) {
 		s.problem("%s %s: missing or wrong API key", r.Method, r.URL.Path)
-		writeError(w, p, errUnauthorized(p))
+		e := errUnauthorized(p)
+		if p == Gemini {
+			e = geminiErrUnauthorized(r.Header, r.URL.RawQuery)
+		}
+		writeError(w, p, e)
 		return
 	}
 	limit := s.opts.MaxRequestBytes
@@ -133,7 +143,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, p, &APIError{Status: 400, Message: "unreadable body"})
 		return
 	}
-	req := &Request{Protocol: p, Method: r.Method, Path: r.URL.Path, Header: cassette.ScrubHeaders(r.Header), Body: body, rawHeader: r.Header}
+	query, raw := splitKey(r.URL.RawQuery, r.Header)
+	req := &Request{Protocol: p, Method: r.Method, Path: r.URL.Path, Query: query, Header: cassette.ScrubHeaders(r.Header), Body: body, rawHeader: raw}
 	x := s.arrive(req)
 	tw := &teeWriter{ResponseWriter: w, s: s, x: x}
 	s.answer(r.Context(), tw, req, x)
@@ -219,6 +230,11 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req *Request
 	for _, c := range t.ToolCalls {
 		ids = append(ids, c.ID)
 	}
+	if req.Protocol == Gemini {
+		for i, c := range t.ToolCalls {
+			ids[i] = geminiCallID(c, reply.N, i)
+		}
+	}
 	if req.Protocol == OpenAIResponses {
 		ids = ids[:0]
 		for _, it := range responseItems(t, reply.N) {
@@ -244,6 +260,11 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req *Request
 			id = fmt.Sprintf("msg_%d", reply.N)
 		}
 		answerMessages(w, t, model, id, req)
+	case Gemini:
+		if id == "" {
+			id = fmt.Sprintf("response-%d", reply.N)
+		}
+		answerGemini(w, t, model, id, reply.N, req)
 	}
 }
 
@@ -306,11 +327,37 @@ func (s *Server) problem(format string, args ...any) {
 }
 
 // authorized checks the key the way the provider of p expects it.
-func authorized(p Protocol, h http.Header, key string) bool {
-	if p == Messages {
+func authorized(p Protocol, r *http.Request, key string) bool {
+	h := r.Header
+	switch p {
+	case Messages:
 		return h.Get("X-Api-Key") == key && h.Get("Anthropic-Version") != ""
+	case Gemini:
+		return geminiKey(h, r.URL.RawQuery) == key
 	}
 	return h.Get("Authorization") == "Bearer "+key
+}
+
+// splitKey takes a key= parameter (Gemini's API key) out of a query: the
+// query without it is what the server keeps and forwards, and the key
+// moves into the header a Recorder forwards, as x-goog-api-key (unless
+// that header is already set), so it never reaches a URL that is stored.
+func splitKey(rawQuery string, h http.Header) (query string, header http.Header) {
+	if !strings.Contains(rawQuery, "key=") {
+		return rawQuery, h
+	}
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil || !q.Has("key") {
+		return rawQuery, h
+	}
+	key := q.Get("key")
+	q.Del("key")
+	header = h
+	if h.Get("X-Goog-Api-Key") == "" {
+		header = h.Clone()
+		header.Set("X-Goog-Api-Key", key)
+	}
+	return q.Encode(), header
 }
 
 // Exchanges returns a copy of every exchange so far, in the order the
@@ -419,6 +466,8 @@ func callsOf(p Protocol, path string, body []byte) []string {
 	switch p {
 	case OpenAIResponses:
 		ids = responsesCallIDs(body)
+	case Gemini:
+		ids = geminiCallIDs(body)
 	case OpenAIChat, Messages:
 		m, err := parseRecorded(path, body)
 		if err != nil {
