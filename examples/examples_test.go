@@ -65,6 +65,11 @@ var examples = []example{
 		// it resumes the human-in-the-loop middleware with a bare list
 		wantBroken: []string{`turns[1] failed: AgentError: Invalid HITLResponse: decisions must be a non-empty array`},
 	},
+	{
+		dir: "google-adk", runtime: "node", agent: "../agent.mjs", broken: "../agent.broken.mjs",
+		// its tool answers every city with the weather of Paris
+		wantBroken: []string{`+     + tool get_weather [-] ← call_london "sunny, 21°C"`},
+	},
 }
 
 func TestExamples(t *testing.T) {

@@ -211,7 +211,11 @@ func (r *commandRun) source() (serve.Source, error) {
 	}
 	openaiKey, _ := lookup("OPENAI_API_KEY")
 	anthropicKey, _ := lookup("ANTHROPIC_API_KEY")
-	return serve.NewRecorder(rec, serve.RecorderOptions{OpenAIKey: openaiKey, AnthropicKey: anthropicKey}), nil
+	geminiKey, _ := lookup("GEMINI_API_KEY")
+	if k, ok := lookup("GOOGLE_API_KEY"); ok && k != "" {
+		geminiKey = k // Google's SDKs prefer GOOGLE_API_KEY when both are set
+	}
+	return serve.NewRecorder(rec, serve.RecorderOptions{OpenAIKey: openaiKey, AnthropicKey: anthropicKey, GeminiKey: geminiKey}), nil
 }
 
 // GraderHeader marks, in a command scenario's cassette, the requests a
@@ -273,13 +277,14 @@ func (r *commandRun) timeout() time.Duration {
 }
 
 // environ is the program's environment: the process's own without any
-// OPENAI_* or ANTHROPIC_* variable (a real key never reaches the
-// program, nor a base URL that would bypass the server), then the base
-// URLs and dummy keys, AGENTEVAL_SCENARIO, then the scenario's env.
+// OPENAI_*, ANTHROPIC_*, GEMINI_* or GOOGLE_* variable (a real key never
+// reaches the program, nor a base URL or a Vertex AI switch that would
+// bypass the server), then the base URLs and dummy keys,
+// AGENTEVAL_SCENARIO, then the scenario's env.
 func (r *commandRun) environ(base string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ANTHROPIC_") {
+		if strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ANTHROPIC_") || strings.HasPrefix(kv, "GEMINI_") || strings.HasPrefix(kv, "GOOGLE_") {
 			continue
 		}
 		env = append(env, kv)
@@ -289,6 +294,8 @@ func (r *commandRun) environ(base string) []string {
 		"OPENAI_API_KEY="+DummyAPIKey,
 		"ANTHROPIC_BASE_URL="+base,
 		"ANTHROPIC_API_KEY="+DummyAPIKey,
+		"GOOGLE_GEMINI_BASE_URL="+base,
+		"GEMINI_API_KEY="+DummyAPIKey,
 		"AGENTEVAL_SCENARIO="+r.s.Name,
 	)
 	for _, k := range slices.Sorted(maps.Keys(r.s.Agent.Env)) {

@@ -102,7 +102,8 @@
 //     the last two are described under Agents outside the engine.
 //   - model: "scripted" (the default; answers come from script), or a
 //     provider model answered from the scenario's cassette:
-//     "openai:<model>", "anthropic:<model>" or "openai-compatible:<model>".
+//     "openai:<model>", "anthropic:<model>" or "openai-compatible:<model>",
+//     and, for a command agent only, "gemini:<model>".
 //   - base_url (string): the provider's base URL; required for
 //     openai-compatible, and it must match the recorded requests.
 //   - prompt (string): the system prompt (react's prompt, create_agent's
@@ -227,10 +228,18 @@
 // forward to the provider and record it. With a provider model the server
 // serves that model only: a request naming another gets the provider's
 // "model not found" answer and fails the "requests accepted" invariant. The program gets the process's
-// environment without any OPENAI_* or ANTHROPIC_* variable, then
-// OPENAI_BASE_URL (the server's URL with /v1), ANTHROPIC_BASE_URL (without),
-// OPENAI_API_KEY and ANTHROPIC_API_KEY (a dummy key, DummyAPIKey) and
-// AGENTEVAL_SCENARIO (the scenario's name), then env.
+// environment without any OPENAI_*, ANTHROPIC_*, GEMINI_* or GOOGLE_*
+// variable, then OPENAI_BASE_URL (the server's URL with /v1),
+// ANTHROPIC_BASE_URL and GOOGLE_GEMINI_BASE_URL (without),
+// OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY (a dummy key,
+// DummyAPIKey) and AGENTEVAL_SCENARIO (the scenario's name), then env.
+// Google's SDKs read GEMINI_API_KEY when GOOGLE_API_KEY is unset (which
+// spares the warning they print when both are set); @google/genai (and
+// so ADK) reads GOOGLE_GEMINI_BASE_URL, while an agent on Google's Python
+// SDK passes it itself (http_options=HttpOptions(base_url=...)). A
+// "gemini:<model>" model is for command agents only (the engine has no
+// Gemini client); it records through the Gemini API with the key of
+// GOOGLE_API_KEY or GEMINI_API_KEY, sent as x-goog-api-key.
 //
 // Turns are fed on standard input, one JSON object per line, and the
 // program answers each on standard output with one JSON object per line,

@@ -24,7 +24,8 @@ const minSecretBytes = 8
 // transcripts, logs): the values it knows to be secrets, replaced
 // wherever they appear, and every credential shape of cassette's table
 // (cassette.ScrubText). The secrets are the provider keys the run reads
-// (OPENAI_API_KEY, ANTHROPIC_API_KEY, through Options.LookupEnv) and the
+// (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY,
+// through Options.LookupEnv) and the
 // values of the process's variables whose names say they hold
 // credentials (cassette.CredentialVariable: GITHUB_TOKEN,
 // AWS_SECRET_ACCESS_KEY, ...), which a command agent inherits and may
@@ -43,7 +44,7 @@ func newRedactor(lookup func(string) (string, bool), environ []string) *redactor
 		}
 	}
 	if lookup != nil {
-		for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"} {
+		for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"} {
 			if v, ok := lookup(k); ok {
 				add(v)
 			}

@@ -1,9 +1,11 @@
 // Package serve stands between an agent and its model provider, at the
 // wire: an http.Handler that speaks OpenAI Chat Completions, OpenAI
-// Responses and Anthropic Messages, JSON and server-sent events, and
+// Responses, Anthropic Messages and Google's Gemini API
+// (generateContent), JSON and server-sent events, and
 // answers from a script, a cassette, or the real provider while it
 // records. It is the inverse of engine/llm: an agent in any language,
-// pointed at it by OPENAI_BASE_URL or ANTHROPIC_BASE_URL, gets the
+// pointed at it by OPENAI_BASE_URL, ANTHROPIC_BASE_URL or
+// GOOGLE_GEMINI_BASE_URL, gets the
 // answers a scenario prescribes, and every exchange is kept so the
 // client's behaviour can be checked. Go tests use it as their fake
 // provider (it absorbed engine/llm/llmtest: one implementation).
@@ -67,6 +69,45 @@
 // message_stop. Not sent: stop_sequence in message_delta, thinking
 // blocks, server tools, citations.
 //
+// Gemini (the Gemini Developer API, generativelanguage v1beta, as
+// @google/genai and Google's ADK call it): POST
+// .../models/{model}:generateContent and :streamGenerateContent, the
+// model named by the path; the key in the x-goog-api-key header or the
+// key query parameter (taken out of the query the server keeps and
+// forwards). Faithful: systemInstruction, contents with roles user and
+// model (a content without a role is the user's), text, functionCall and
+// functionResponse parts (lowerCamelCase or the protos' snake_case
+// names), the answer as a GenerateContentResponse whose one candidate
+// holds the text then every functionCall (id, name, args as an object),
+// finishReason "STOP" (Gemini's reason for an answer with function calls
+// too), index 0, usageMetadata (promptTokenCount with cache reads
+// counted in it, as Gemini counts them, candidatesTokenCount,
+// totalTokenCount, cachedContentTokenCount), modelVersion and
+// responseId ("response-n" unless the script gives an id); with alt=sse a
+// stream of "data:" events, each a GenerateContentResponse chunk: the text
+// in two chunks, then one chunk with every function call whole (Gemini
+// does not stream arguments), the last chunk with the finish reason and
+// the usage; without alt=sse the same chunks as one JSON array, as
+// Google's REST stream sends them. Every function call carries an id: the
+// script's, else "call_<n>_<i>" (answer n, call i), as Responses numbers
+// them, so the client can answer it by id. Tool results pair with calls
+// by id when the functionResponse carries one; one without an id answers
+// the first call of its name, not yet answered, in the model content
+// before it (by name and order), and a call without an id is named
+// "<name>#<content>.<part>" in the request's engine messages. A client
+// that drops the ids the server sent is therefore seen answering other
+// calls than the server made, and CheckClient reports the server's as
+// unanswered. A functionResponse's response object that holds one string
+// (ADK's {"result": ...}) is the tool message's text, {"error": ...} an
+// error result; any other response is its JSON text. GET .../models and
+// .../models/{id} answer, for a request with a Gemini key, Google's
+// ListModelsResponse and Model. Not sent: safetyRatings, citationMetadata,
+// avgLogprobs, promptFeedback, thoughts and thought signatures,
+// grounding, candidatesTokensDetails and promptTokensDetails; not read:
+// inline data, files, executable code, cached contents, generationConfig
+// (responseSchema included). Not served: countTokens, embedContent, the
+// Live API, Vertex AI's paths.
+//
 // Streams go out as a provider sends them: each event is written whole
 // and flushed before the next, so it leaves in its own HTTP chunk
 // (Transfer-Encoding: chunked, no Content-Length) and a client can act on
@@ -114,8 +155,10 @@
 // import), with a Content-Type sniffed from the body where the recording
 // has none or names JSON for an event stream.
 //
-// NewRecorder forwards each request to the real provider (the path kept,
-// the keys replaced when RecorderOptions gives them) through a recording
+// NewRecorder forwards each request to the real provider (the path and
+// query kept, the keys replaced when RecorderOptions gives them; Gemini's
+// to https://generativelanguage.googleapis.com with the key as
+// x-goog-api-key, never in the URL) through a recording
 // cassette.Recorder, which scrubs credentials from what it stores, and
 // answers with the provider's answer. A JSON answer goes out once it has
 // arrived; a streamed one (Content-Type text/event-stream) is relayed
@@ -133,17 +176,22 @@
 // A request is checked in this order; the first check that fails is
 // answered with the provider's status and error layout — OpenAI's
 // {"error": {"message", "type", "param", "code"}}, Anthropic's {"type":
-// "error", "error": {"type", "message"}} — and kept as a problem that
+// "error", "error": {"type", "message"}}, Google's {"error": {"code",
+// "message", "status"}} with status the google.rpc.Code of the HTTP
+// status — and kept as a problem that
 // Err reports, naming the request ("request 3 (POST
 // /v1/chat/completions, model gpt-4.1-mini): ..."):
 //
 //   - the route: a path of no protocol, or not a POST, is 404;
-//   - the key, when Options.Key is set: 401;
+//   - the key, when Options.Key is set: 401 (Gemini: 403
+//     PERMISSION_DENIED without a key, 400 "API key not valid" for a
+//     wrong one, as Google answers them);
 //   - the body: not JSON, or not an object, is 400 (OpenAI's "We could
 //     not parse the JSON body of your request", Anthropic's
 //     invalid_request_error); no "model" string, no "messages" list
-//     (Chat, Messages), no max_tokens (Messages), a role the protocol
-//     does not have: 400 naming the field;
+//     (Chat, Messages), no "contents" list (Gemini), no max_tokens
+//     (Messages), a role the protocol does not have: 400 naming the
+//     field;
 //   - the model, when Options.Models is set: 404 (OpenAI's
 //     model_not_found, Anthropic's not_found_error "model: <name>");
 //   - tool results: one whose call id no earlier tool call in the request

@@ -51,8 +51,9 @@ type Options struct {
 	Source Source
 	// Key, when set, is the API key every model request must carry:
 	// "Authorization: Bearer <key>" for the OpenAI protocols, "X-Api-Key:
-	// <key>" with an "Anthropic-Version" header for Messages. A wrong or
-	// missing key is answered 401.
+	// <key>" with an "Anthropic-Version" header for Messages,
+	// "X-Goog-Api-Key: <key>" or "?key=<key>" for Gemini. A wrong or
+	// missing key is answered 401 (Gemini: 403 or 400, as Google does).
 	Key string
 	// Models, when set, are the only model names requests may ask for
 	// (others are answered 404 model_not_found); /v1/models lists them.
@@ -78,7 +79,7 @@ func (o Options) Validate() error {
 }
 
 // Server is an http.Handler that speaks OpenAI Chat Completions, OpenAI
-// Responses and Anthropic Messages (JSON and SSE), answering from its
+// Responses, Anthropic Messages and Gemini (JSON and SSE), answering from its
 // Source, and keeps a log of every exchange. It is safe for concurrent
 // use.
 type Server struct {
