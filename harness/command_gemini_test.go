@@ -30,6 +30,7 @@ const adkAgent = "../examples/google-adk/agent.mjs"
 // replayed with every connection refused, to the same transcript. The
 // key is nowhere in the cassette.
 func TestCommandGeminiAgentRecordsThenReplays(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: the command agent of this test is the Google ADK example")
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -27,13 +28,15 @@ func newServeCmd() *cobra.Command {
 		Short: "Serve a scenario's model answers over the OpenAI and Anthropic wire protocols",
 		Long: `serve runs a local model server that speaks OpenAI Chat Completions
 (/v1/chat/completions), OpenAI Responses (/v1/responses), Anthropic Messages
-(/v1/messages) and /v1/models, JSON and streamed, so an agent written in any
+(/v1/messages), Gemini (/v1beta/models/{model}:generateContent and
+:streamGenerateContent) and /v1/models, JSON and streamed, so an agent written in any
 language answers from the scenario instead of a real provider.
 
   --mode script   answers from the scenario's script: (the default when it has one)
   --mode replay   replays the scenario's cassette by order: the n-th request of a
                   protocol gets its n-th recorded answer, whatever the request says
-  --mode record   forwards to the real provider (OPENAI_API_KEY, ANTHROPIC_API_KEY)
+  --mode record   forwards to the real provider (OPENAI_API_KEY, ANTHROPIC_API_KEY,
+                  GOOGLE_API_KEY or GEMINI_API_KEY)
                   and records the scenario's cassette, credentials scrubbed
 
 Streamed answers go out event by event, each flushed as a provider sends it:
@@ -48,7 +51,7 @@ answered tool calls, and exits 1 if either went wrong.
 Point an existing agent at it:
 
   agenteval serve --scenario scenarios/weather.yaml --addr 127.0.0.1:8089 &
-  export OPENAI_BASE_URL=http://127.0.0.1:8089/v1 ANTHROPIC_BASE_URL=http://127.0.0.1:8089 OPENAI_API_KEY=dummy ANTHROPIC_API_KEY=dummy
+  export OPENAI_BASE_URL=http://127.0.0.1:8089/v1 ANTHROPIC_BASE_URL=http://127.0.0.1:8089 GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8089 OPENAI_API_KEY=dummy ANTHROPIC_API_KEY=dummy GEMINI_API_KEY=dummy
   node agent.mjs   # or python agent.py: the agent, unchanged
 
 To have "agenteval run" start the server, run the agent and check it (its
@@ -95,7 +98,7 @@ agent.mjs]}; the turn protocol is in the harness package doc.`,
 				return &usageError{err: err}
 			}
 			out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			fmt.Fprintf(out, "OPENAI_BASE_URL=%s/v1\nANTHROPIC_BASE_URL=%s\n", l.URL, l.URL)
+			fmt.Fprintf(out, "OPENAI_BASE_URL=%s/v1\nANTHROPIC_BASE_URL=%s\nGOOGLE_GEMINI_BASE_URL=%s\n", l.URL, l.URL, l.URL)
 			if f, ok := out.(interface{ Sync() error }); ok {
 				f.Sync()
 			}
@@ -161,7 +164,7 @@ func serveSource(s *harness.Scenario, mode, cassettePath string, limits cassette
 		if err != nil {
 			return nil, nil, fmt.Errorf("serve: %w", err)
 		}
-		src := serve.NewRecorder(rec, serve.RecorderOptions{OpenAIKey: os.Getenv("OPENAI_API_KEY"), AnthropicKey: os.Getenv("ANTHROPIC_API_KEY")})
+		src := serve.NewRecorder(rec, serve.RecorderOptions{OpenAIKey: os.Getenv("OPENAI_API_KEY"), AnthropicKey: os.Getenv("ANTHROPIC_API_KEY"), GeminiKey: cmp.Or(os.Getenv("GOOGLE_API_KEY"), os.Getenv("GEMINI_API_KEY"))})
 		return src, rec.Stop, nil
 	}
 	return nil, nil, fmt.Errorf("serve: unknown --mode %q (want script, replay or record)", mode)
