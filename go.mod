@@ -3,6 +3,7 @@ module github.com/agenteval/agenteval
 go 1.26.0
 
 require (
+	cloud.google.com/go/ai v0.13.0
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/dnaeon/go-vcr/v2 v2.1.0
 	github.com/fsnotify/fsnotify v1.10.1
@@ -18,13 +19,14 @@ require (
 	golang.org/x/text v0.42.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c
+	google.golang.org/protobuf v1.36.12
 	gopkg.in/yaml.v3 v3.0.1
 	modernc.org/sqlite v1.61.1
 	pgregory.net/rapid v1.3.0
 )
 
 require (
-	cloud.google.com/go/ai v0.13.0 // indirect
 	cloud.google.com/go/longrunning v0.6.7 // indirect
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect
@@ -66,9 +68,7 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	google.golang.org/genproto v0.0.0-20250603155806-513f23925822 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20250818200422-3122310a409c // indirect
-	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c // indirect
 	google.golang.org/grpc v1.74.2 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
