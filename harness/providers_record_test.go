@@ -103,7 +103,7 @@ func providerScripts() map[string]fakeProvider {
 		),
 		"providers/openai_compatible_local": newFake("",
 			// Ollama-style: no id on the tool call
-			serve.Turn{ToolCalls: []serve.ToolCall{{Name: "lookup_capital", Args: `{"country":"Japan"}`}},
+			serve.Turn{ToolCalls: []serve.ToolCall{{Name: "lookup_capital", Args: `{"country":"Japan"}`, NoID: true}},
 				Usage: serve.Usage{Input: 148, Output: 20}},
 			serve.Turn{Text: "The capital of Japan is Tokyo.", Usage: serve.Usage{Input: 181, Output: 9}, Check: wantToolResults(1)},
 		),

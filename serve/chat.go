@@ -2,10 +2,10 @@ package serve
 
 import "net/http"
 
-// Chat Completions answers. The field order and the fields left out are
-// those of llmtest, the fake server this package absorbed, so that the
-// corpus's provider cassettes, recorded from it, are re-recorded byte for
-// byte.
+// Chat Completions answers, in the field order OpenAI sends them, with
+// every field OpenAI's OpenAPI document requires (checked against it by
+// TestAnswersMatchPublishedSpecs); optional fields serve has no value for
+// are left out.
 
 type oaFunction struct {
 	Name      string `json:"name,omitempty"`
@@ -29,18 +29,27 @@ type oaMessage struct {
 }
 
 // oaFullMessage is a non-streamed message: content is always present
-// (null when there is no text).
+// (null when there is no text), refusal is null.
 type oaFullMessage struct {
 	Role      string       `json:"role"`
 	Content   *string      `json:"content"`
+	Refusal   *string      `json:"refusal"`
 	ToolCalls []oaToolCall `json:"tool_calls,omitempty"`
 }
 
+// oaChoice is a chat.completion's choice: logprobs is null.
 type oaChoice struct {
 	Index        int            `json:"index"`
-	Message      *oaFullMessage `json:"message,omitempty"`
-	Delta        *oaMessage     `json:"delta,omitempty"`
+	Message      *oaFullMessage `json:"message"`
+	Logprobs     *struct{}      `json:"logprobs"`
 	FinishReason *string        `json:"finish_reason"`
+}
+
+// oaChunkChoice is a chat.completion.chunk's choice.
+type oaChunkChoice struct {
+	Index        int        `json:"index"`
+	Delta        *oaMessage `json:"delta"`
+	FinishReason *string    `json:"finish_reason"`
 }
 
 type oaDetails struct {
@@ -61,6 +70,15 @@ type oaCompletion struct {
 	Model   string     `json:"model"`
 	Choices []oaChoice `json:"choices"`
 	Usage   *oaUsage   `json:"usage,omitempty"`
+}
+
+type oaChunk struct {
+	ID      string          `json:"id"`
+	Object  string          `json:"object"`
+	Created int             `json:"created"`
+	Model   string          `json:"model"`
+	Choices []oaChunkChoice `json:"choices"`
+	Usage   *oaUsage        `json:"usage,omitempty"`
 }
 
 // answerChat writes t as a chat.completion, or as chat.completion.chunk
@@ -93,7 +111,7 @@ func answerChat(w http.ResponseWriter, t Turn, model, id string, req *Request) {
 		return
 	}
 	chunk := func(delta *oaMessage, finish *string) event {
-		return event{data: oaCompletion{ID: id, Object: "chat.completion.chunk", Model: model, Choices: []oaChoice{{Delta: delta, FinishReason: finish}}}}
+		return event{data: oaChunk{ID: id, Object: "chat.completion.chunk", Model: model, Choices: []oaChunkChoice{{Delta: delta, FinishReason: finish}}}}
 	}
 	empty := ""
 	var evs []event
@@ -119,7 +137,7 @@ func answerChat(w http.ResponseWriter, t Turn, model, id string, req *Request) {
 	}
 	evs = append(evs, chunk(&oaMessage{}, &finish))
 	if req.IncludeUsage {
-		evs = append(evs, event{data: oaCompletion{ID: id, Object: "chat.completion.chunk", Model: model, Choices: []oaChoice{}, Usage: u}})
+		evs = append(evs, event{data: oaChunk{ID: id, Object: "chat.completion.chunk", Model: model, Choices: []oaChunkChoice{}, Usage: u}})
 	}
 	evs = append(evs, event{data: "[DONE]"})
 	writeEvents(w, evs)

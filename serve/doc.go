@@ -21,25 +21,53 @@
 // # Protocols
 //
 // The protocol is told by the path's suffix, so a base URL may carry any
-// prefix (/v1, /v1beta/openai): POST .../chat/completions, .../responses
-// and .../messages; GET .../models and .../models/{id} list and look up
+// prefix (/v1, /v1beta/openai): POST .../chat/completions, .../responses,
+// .../messages and .../models/{model}:generateContent (Gemini); GET
+// .../models and .../models/{id} list and look up
 // Options.Models. Every answer carries no Date header and nothing that
 // depends on the clock or on chance (created and created_at are 0, ids
-// are numbered), so a recording of it is the same on every run.
+// are numbered), so a recording of it is the same on every run. Every
+// answer serve writes carries its request id, "req_<n>" for the n-th
+// request the server received, in the provider's header: x-request-id
+// (Chat Completions, Responses) or request-id (Messages, and any request
+// with an Anthropic-Version header); Anthropic's error body repeats it
+// as request_id. Gemini answers carry none, as Google's do not. A replayed or relayed answer keeps its recorded headers.
+//
+// Every body and event serve writes has each field the provider's
+// published schema requires, a field serve has no value for sent as null
+// where the schema allows null: TestAnswersMatchPublishedSpecs checks
+// every protocol, streamed and not, every answer shape, error and
+// refusal, against OpenAI's OpenAPI document and Anthropic's official SDK
+// types, vendored in testdata/spec (its README names their commits);
+// TestGeminiSpec checks every Gemini body and event against Google's Go
+// types generated from the generativelanguage v1beta protos (module
+// cloud.google.com/go/ai v0.13.0), read strictly by protojson.
+//
+// Tool call ids. A scripted tool call without an id gets one, on every
+// protocol, from the answer's number n (the 1-based request the source
+// answered, as in the default response ids) and the call's 0-based place
+// i in the answer: "call_<n>_<i>" on Chat Completions, Responses and
+// Gemini, "toolu_<n>_<i>" on Messages. A Responses function_call item's id is
+// "fc_" and the call id without its "call_" prefix. Only a Turn's call
+// marked NoID goes out without an id (Chat Completions and Messages), as
+// Ollama answers, off the specifications; on Gemini, as Gemini's older
+// models answer (the id is optional there).
 //
 // Chat Completions. Faithful: messages (system, developer, user,
 // assistant with tool_calls, tool), the answer as a chat.completion with
-// the text (content null beside tool calls), parallel tool calls with
-// their arguments as given, finish_reason "tool_calls" or "stop", usage
-// with prompt_tokens_details.cached_tokens; a stream of
+// the text (content null beside tool calls; refusal null), parallel tool
+// calls with their ids and arguments as given, the choice's logprobs
+// null, finish_reason "tool_calls" or "stop", usage with
+// prompt_tokens_details.cached_tokens; a stream of
 // chat.completion.chunk events in OpenAI's order — the role with content
 // "" and the text, or, for an answer that only calls tools, the role
 // with content null and the first call; each call's index, id, type and
 // name with arguments "", then its arguments; the finish chunk (delta
 // {}) — then a usage-only chunk (choices empty) when
 // stream_options.include_usage asks for it, then "data: [DONE]". Not
-// sent: system_fingerprint, service_tier, logprobs, refusal, obfuscation,
-// and the "usage": null every chunk carries when include_usage is set.
+// sent (optional in the schema): system_fingerprint, service_tier,
+// annotations, a chunk's logprobs and refusal, obfuscation, and the
+// "usage": null every chunk carries when include_usage is set.
 //
 // Responses (the default API of the OpenAI Agents SDK and of the Vercel
 // AI SDK's OpenAI provider). Faithful: input as a string or items
@@ -51,23 +79,39 @@
 // arguments), with usage; a stream of response.created,
 // response.in_progress, output_item.added, content_part.added,
 // output_text.delta, output_text.done, content_part.done (or
-// function_call_arguments.delta and .done), output_item.done per item,
-// then response.completed, each with its sequence_number. Not kept:
-// stored responses (previous_response_id does not restore a history,
-// the client's request is taken as it is), reasoning items, built-in
-// tools, the echo of the request's tools and options in the response,
-// obfuscation.
+// function_call_arguments.delta and .done, with the call's name),
+// output_item.done per item, then response.completed, each with its
+// sequence_number. The response object always has output (an empty list
+// for an answer with neither text nor calls), error, incomplete_details,
+// instructions, metadata ({}), temperature and top_p (null), tools ([]),
+// tool_choice, parallel_tool_calls and, once completed, usage with
+// input_tokens_details (cached_tokens, cache_write_tokens) and
+// output_tokens_details (reasoning_tokens); an output_text part has
+// annotations and logprobs ([]). Not kept: stored responses
+// (previous_response_id does not restore a history, the client's request
+// is taken as it is), reasoning items, built-in tools, the echo of the
+// request's tools and options in the response (temperature and top_p are
+// null, not the request's), obfuscation.
 //
 // Messages. Faithful: system, user content as a string or blocks,
 // tool_use and tool_result blocks (is_error), the answer as a message
-// with a text block then tool_use blocks, stop_reason "tool_use" or
-// "end_turn", usage with cache_read_input_tokens; a stream in
-// Anthropic's order: message_start, then per block content_block_start,
-// content_block_delta (text_delta; input_json_delta "" and then the
-// input), content_block_stop, with ping after the first block's start,
-// then message_delta with the stop reason and output tokens, and
-// message_stop. Not sent: stop_sequence in message_delta, thinking
-// blocks, server tools, citations.
+// with a text block (citations null) then tool_use blocks (caller
+// {"type": "direct"}), stop_reason "tool_use" or "end_turn",
+// stop_sequence, stop_details and container null, usage with
+// input_tokens, cache_read_input_tokens (null when there are none, as
+// cache_creation_input_tokens always is: langchain-anthropic counts any
+// number there, 0 too, into input_token_details), output_tokens, and
+// cache_creation, output_tokens_details, server_tool_use, service_tier
+// and inference_geo null; a stream in Anthropic's order: message_start,
+// then per block content_block_start, content_block_delta (text_delta;
+// input_json_delta "" and then the input), content_block_stop, with ping
+// after the first block's start, then message_delta with the stop reason
+// (stop_sequence, stop_details, container null) and the output tokens
+// (the cumulative input counts null: message_start has them), and
+// message_stop. Errors carry Anthropic's type for their status (the
+// errors page: 402 billing_error, 413 request_too_large, 504
+// timeout_error, other 4xx invalid_request_error, other 5xx api_error)
+// and request_id. Not sent: thinking blocks, server tools, citations.
 //
 // Gemini (the Gemini Developer API, generativelanguage v1beta, as
 // @google/genai and Google's ADK call it): POST
@@ -88,9 +132,8 @@
 // in two chunks, then one chunk with every function call whole (Gemini
 // does not stream arguments), the last chunk with the finish reason and
 // the usage; without alt=sse the same chunks as one JSON array, as
-// Google's REST stream sends them. Every function call carries an id: the
-// script's, else "call_<n>_<i>" (answer n, call i), as Responses numbers
-// them, so the client can answer it by id. Tool results pair with calls
+// Google's REST stream sends them. Every function call carries an id (see
+// Tool call ids), so the client can answer it by id. Tool results pair with calls
 // by id when the functionResponse carries one; one without an id answers
 // the first call of its name, not yet answered, in the model content
 // before it (by name and order), and a call without an id is named
@@ -136,9 +179,10 @@
 //
 // NewTurns answers with Turns, the wire-exact form Go tests use: raw
 // argument text (which need not parse), response ids, a model name, an
-// error status, a Check of the request. The provider cassettes of the
-// corpus (cassettes/providers) are recorded from it, and re-recording
-// them gives the same bytes.
+// error status, a Check of the request, a call without an id (NoID). The
+// provider cassettes of the corpus (cassettes/providers) are recorded
+// from it, and re-recording them gives the same bytes but the recorded
+// durations.
 //
 // NewReplayOrdered replays a cassette by order: the n-th request of a
 // protocol gets the n-th recorded interaction of that protocol, whatever

@@ -55,6 +55,8 @@ func (e *APIError) typeFor(p Protocol) string {
 			return "invalid_request_error"
 		case 401:
 			return "authentication_error"
+		case 402:
+			return "billing_error"
 		case 403:
 			return "permission_error"
 		case 404:
@@ -63,8 +65,15 @@ func (e *APIError) typeFor(p Protocol) string {
 			return "request_too_large"
 		case 429:
 			return "rate_limit_error"
+		case 504:
+			return "timeout_error"
 		case 529:
 			return "overloaded_error"
+		}
+		if e.Status < 500 {
+			// "We may also use this error type for other 4XX status
+			// codes" (the errors page)
+			return "invalid_request_error"
 		}
 		return "api_error"
 	}
@@ -93,8 +102,9 @@ type oaErrorBody struct {
 }
 
 type anError struct {
-	Type  string      `json:"type"`
-	Error anErrorBody `json:"error"`
+	Type      string      `json:"type"`
+	Error     anErrorBody `json:"error"`
+	RequestID *string     `json:"request_id"`
 }
 
 type anErrorBody struct {
@@ -102,14 +112,20 @@ type anErrorBody struct {
 	Message string `json:"message"`
 }
 
-// writeError answers with e in the layout of protocol p.
+// writeError answers with e in the layout of protocol p. Anthropic's
+// carries the answer's request id (the Request-Id header) in its
+// request_id.
 func writeError(w http.ResponseWriter, p Protocol, e *APIError) {
 	if p == Gemini {
 		writeGeminiError(w, e)
 		return
 	}
 	if p == Messages {
-		writeJSON(w, e.Status, anError{Type: "error", Error: anErrorBody{Type: e.typeFor(p), Message: e.Message}})
+		var id *string
+		if v := w.Header().Get(anthropicRequestID); v != "" {
+			id = &v
+		}
+		writeJSON(w, e.Status, anError{Type: "error", Error: anErrorBody{Type: e.typeFor(p), Message: e.Message}, RequestID: id})
 		return
 	}
 	body := oaErrorBody{Message: e.Message, Type: e.typeFor(p)}

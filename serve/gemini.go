@@ -237,15 +237,6 @@ func geminiResult(raw json.RawMessage) (engine.Content, string) {
 	return engine.Text(string(raw)), engine.StatusSuccess
 }
 
-// geminiCallID is the id of call i of answer n: the script's, else
-// "call_<n>_<i>", as Responses numbers them.
-func geminiCallID(c ToolCall, n, i int) string {
-	if c.ID != "" {
-		return c.ID
-	}
-	return fmt.Sprintf("call_%d_%d", n, i)
-}
-
 // answerGemini writes t as a GenerateContentResponse, or, for
 // streamGenerateContent, as its chunks: with alt=sse each a "data:"
 // event, else one JSON array. The chunks are Gemini's: the text in two
@@ -257,8 +248,10 @@ func answerGemini(w http.ResponseWriter, t Turn, model, id string, n int, req *R
 	usage := &gmUsage{PromptTokenCount: t.Usage.Input, CandidatesTokenCount: t.Usage.Output,
 		TotalTokenCount: t.Usage.Input + t.Usage.Output, CachedContentTokenCount: t.Usage.CacheRead}
 	var calls []gmPart
-	for i, c := range t.ToolCalls {
-		calls = append(calls, gmPart{FunctionCall: &gmFunctionCall{ID: geminiCallID(c, n, i), Name: c.Name, Args: input(c.Args)}})
+	for _, c := range t.ToolCalls {
+		// the server gave every call an id (withCallIDs), but a Turn's
+		// call marked NoID, sent without one as older Gemini models do
+		calls = append(calls, gmPart{FunctionCall: &gmFunctionCall{ID: c.ID, Name: c.Name, Args: input(c.Args)}})
 	}
 	chunk := func(parts []gmPart, last bool) gmResponse {
 		cand := gmCandidate{Content: gmContent{Role: "model", Parts: parts}}

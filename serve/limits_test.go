@@ -26,7 +26,7 @@ func TestRequestBodyLimit(t *testing.T) {
 		wantBody   string
 	}{
 		{"a body one byte past the limit is Anthropic's 413 request_too_large", `{"model":"` + strings.Repeat("x", 1013) + `"}`, true, 413,
-			`{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}}`},
+			`{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."},"request_id":"req_1"}`},
 		{"the OpenAI protocols answer it in OpenAI's layout", strings.Repeat(" ", 4096) + "{}", false, 413,
 			`{"error":{"message":"Request exceeds the maximum allowed number of bytes.","type":"invalid_request_error","param":null,"code":null}}`},
 		{"a body of exactly the limit is read (and refused for what it says)", `{"model":"` + strings.Repeat("x", 1012) + `"}`, true, 400, ""},

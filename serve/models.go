@@ -11,8 +11,9 @@ import (
 // {"object": "list", "data": [{"id", "object": "model", "created",
 // "owned_by"}]}; a request with an Anthropic-Version header gets
 // Anthropic's, {"data": [{"type": "model", "id", "display_name",
-// "created_at"}], "has_more", "first_id", "last_id"}; one with a Gemini
-// key (x-goog-api-key, key=) gets Google's, {"models": [{"name":
+// "created_at", "capabilities", "max_input_tokens", "max_tokens"}],
+// "has_more", "first_id", "last_id"}; one with a Gemini key
+// (x-goog-api-key, key=) gets Google's, {"models": [{"name":
 // "models/<id>", "baseModelId", "version", "displayName",
 // "supportedGenerationMethods"}]}. Without Options.Models the list is
 // empty and any id is found.
@@ -24,11 +25,16 @@ type oaModel struct {
 	OwnedBy string `json:"owned_by"`
 }
 
+// anModel is Anthropic's ModelInfo; what serve cannot know of a model
+// (its capabilities and token limits) is null.
 type anModel struct {
-	Type        string `json:"type"`
-	ID          string `json:"id"`
-	DisplayName string `json:"display_name"`
-	CreatedAt   string `json:"created_at"`
+	Type           string `json:"type"`
+	ID             string `json:"id"`
+	DisplayName    string `json:"display_name"`
+	CreatedAt      string `json:"created_at"`
+	Capabilities   *any   `json:"capabilities"`
+	MaxInputTokens *int   `json:"max_input_tokens"`
+	MaxTokens      *int   `json:"max_tokens"`
 }
 
 // serveModels answers a model listing or lookup; false when the path is

@@ -7,12 +7,17 @@ import (
 )
 
 // OpenAI Responses answers: a response object with one message item
-// (when the turn has text) and one function_call item per tool call.
+// (when the turn has text) and one function_call item per tool call,
+// with every field OpenAI's OpenAPI document requires (checked against
+// it by TestAnswersMatchPublishedSpecs).
 
+// rsText is an output_text content part; annotations and logprobs are
+// empty lists.
 type rsText struct {
 	Type        string `json:"type"`
 	Text        string `json:"text"`
 	Annotations []any  `json:"annotations"`
+	Logprobs    []any  `json:"logprobs"`
 }
 
 // rsItem is an output item: a message or a function call.
@@ -28,28 +33,43 @@ type rsItem struct {
 }
 
 type rsUsage struct {
-	InputTokens         int            `json:"input_tokens"`
-	InputTokensDetails  map[string]int `json:"input_tokens_details"`
-	OutputTokens        int            `json:"output_tokens"`
-	OutputTokensDetails map[string]int `json:"output_tokens_details"`
-	TotalTokens         int            `json:"total_tokens"`
+	InputTokens         int             `json:"input_tokens"`
+	InputTokensDetails  rsInputDetails  `json:"input_tokens_details"`
+	OutputTokens        int             `json:"output_tokens"`
+	OutputTokensDetails rsOutputDetails `json:"output_tokens_details"`
+	TotalTokens         int             `json:"total_tokens"`
 }
 
+type rsInputDetails struct {
+	CachedTokens     int `json:"cached_tokens"`
+	CacheWriteTokens int `json:"cache_write_tokens"`
+}
+
+type rsOutputDetails struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
+}
+
+// rsResponse is a response object. Metadata is {}, temperature and
+// top_p null: the request's options are not echoed. Usage is left out
+// of a response still in progress (response.created, .in_progress).
 type rsResponse struct {
-	ID                 string   `json:"id"`
-	Object             string   `json:"object"`
-	CreatedAt          int      `json:"created_at"`
-	Status             string   `json:"status"`
-	Error              any      `json:"error"`
-	IncompleteDetails  any      `json:"incomplete_details"`
-	Instructions       any      `json:"instructions"`
-	Model              string   `json:"model"`
-	Output             []rsItem `json:"output"`
-	ParallelToolCalls  bool     `json:"parallel_tool_calls"`
-	PreviousResponseID *string  `json:"previous_response_id"`
-	ToolChoice         string   `json:"tool_choice"`
-	Tools              []any    `json:"tools"`
-	Usage              *rsUsage `json:"usage"`
+	ID                 string         `json:"id"`
+	Object             string         `json:"object"`
+	CreatedAt          int            `json:"created_at"`
+	Status             string         `json:"status"`
+	Error              any            `json:"error"`
+	IncompleteDetails  any            `json:"incomplete_details"`
+	Instructions       any            `json:"instructions"`
+	Metadata           map[string]any `json:"metadata"`
+	Model              string         `json:"model"`
+	Output             []rsItem       `json:"output"`
+	ParallelToolCalls  bool           `json:"parallel_tool_calls"`
+	PreviousResponseID *string        `json:"previous_response_id"`
+	Temperature        *float64       `json:"temperature"`
+	ToolChoice         string         `json:"tool_choice"`
+	Tools              []any          `json:"tools"`
+	TopP               *float64       `json:"top_p"`
+	Usage              *rsUsage       `json:"usage,omitempty"`
 }
 
 // rsEvent is one streamed event; which fields are set depends on Type.
@@ -64,24 +84,23 @@ type rsEvent struct {
 	Part           *rsText     `json:"part,omitempty"`
 	Delta          *string     `json:"delta,omitempty"`
 	Text           *string     `json:"text,omitempty"`
+	Name           string      `json:"name,omitempty"`
 	Arguments      *string     `json:"arguments,omitempty"`
 	Logprobs       *[]any      `json:"logprobs,omitempty"`
 }
 
 // responseItems returns the output items of t under response number n:
-// the message item "msg_<n>" and function_call items "fc_<call id>". A
-// call without an id gets "call_<n>_<i>", since Responses requires one.
+// the message item "msg_<n>" and function_call items "fc_<call id>" (the
+// calls have their ids: see withCallIDs). An answer with neither text
+// nor calls has no items: an empty list, never null.
 func responseItems(t Turn, n int) []rsItem {
-	var items []rsItem
+	items := []rsItem{}
 	if t.Text != "" {
-		content := []rsText{{Type: "output_text", Text: t.Text, Annotations: []any{}}}
+		content := []rsText{{Type: "output_text", Text: t.Text, Annotations: []any{}, Logprobs: []any{}}}
 		items = append(items, rsItem{Type: "message", ID: fmt.Sprintf("msg_%d", n), Status: "completed", Role: "assistant", Content: &content})
 	}
-	for i, c := range t.ToolCalls {
+	for _, c := range t.ToolCalls {
 		id := c.ID
-		if id == "" {
-			id = fmt.Sprintf("call_%d_%d", n, i)
-		}
 		args := c.Args
 		items = append(items, rsItem{Type: "function_call", ID: "fc_" + strings.TrimPrefix(id, "call_"), Status: "completed", CallID: id, Name: c.Name, Arguments: &args})
 	}
@@ -100,11 +119,11 @@ func answerResponses(w http.ResponseWriter, t Turn, model, id string, n int, req
 	if req.PreviousResponseID != "" {
 		prev = &req.PreviousResponseID
 	}
-	full := &rsResponse{ID: id, Object: "response", Status: "completed", Model: model, Output: items,
+	full := &rsResponse{ID: id, Object: "response", Status: "completed", Metadata: map[string]any{}, Model: model, Output: items,
 		ParallelToolCalls: true, PreviousResponseID: prev, ToolChoice: "auto", Tools: []any{},
-		Usage: &rsUsage{InputTokens: t.Usage.Input, InputTokensDetails: map[string]int{"cached_tokens": t.Usage.CacheRead},
-			OutputTokens: t.Usage.Output, OutputTokensDetails: map[string]int{"reasoning_tokens": 0},
-			TotalTokens: t.Usage.Input + t.Usage.Output}}
+		Usage: &rsUsage{InputTokens: t.Usage.Input, InputTokensDetails: rsInputDetails{CachedTokens: t.Usage.CacheRead},
+			OutputTokens: t.Usage.Output,
+			TotalTokens:  t.Usage.Input + t.Usage.Output}}
 	if req.Instructions != "" {
 		full.Instructions = req.Instructions
 	}
@@ -133,7 +152,7 @@ func answerResponses(w http.ResponseWriter, t Turn, model, id string, n int, req
 			none := []rsText{}
 			added.Content = &none
 			emit(rsEvent{Type: "response.output_item.added", OutputIndex: &oi, Item: &added})
-			emit(rsEvent{Type: "response.content_part.added", ItemID: it.ID, OutputIndex: &oi, ContentIndex: &zero, Part: &rsText{Type: "output_text", Text: "", Annotations: []any{}}})
+			emit(rsEvent{Type: "response.content_part.added", ItemID: it.ID, OutputIndex: &oi, ContentIndex: &zero, Part: &rsText{Type: "output_text", Text: "", Annotations: []any{}, Logprobs: []any{}}})
 			for _, p := range halves(t.Text) {
 				emit(rsEvent{Type: "response.output_text.delta", ItemID: it.ID, OutputIndex: &oi, ContentIndex: &zero, Delta: &p, Logprobs: &[]any{}})
 			}
@@ -147,7 +166,7 @@ func answerResponses(w http.ResponseWriter, t Turn, model, id string, n int, req
 			for _, p := range halves(*it.Arguments) {
 				emit(rsEvent{Type: "response.function_call_arguments.delta", ItemID: it.ID, OutputIndex: &oi, Delta: &p})
 			}
-			emit(rsEvent{Type: "response.function_call_arguments.done", ItemID: it.ID, OutputIndex: &oi, Arguments: it.Arguments})
+			emit(rsEvent{Type: "response.function_call_arguments.done", ItemID: it.ID, OutputIndex: &oi, Name: it.Name, Arguments: it.Arguments})
 		}
 		done := it
 		emit(rsEvent{Type: "response.output_item.done", OutputIndex: &oi, Item: &done})

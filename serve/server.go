@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -88,6 +89,8 @@ type Server struct {
 	mu        sync.Mutex
 	exchanges []*Exchange
 	problems  []string
+	// requests counts every request received, for the request ids
+	requests int
 	// calls are the tool call ids of every answer, for Responses requests
 	// that send only the outputs of calls the server made.
 	calls map[string]bool
@@ -105,10 +108,11 @@ func New(opts Options) (*Server, error) {
 // ServeHTTP answers one request; see the package doc for the checks it
 // makes and in which order.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := ProtocolOf(r.URL.Path)
+	s.setRequestID(w.Header(), p, r)
 	if r.Method == http.MethodGet && s.serveModels(w, r) {
 		return
 	}
-	p := ProtocolOf(r.URL.Path)
 	if p == NoProtocol || r.Method != http.MethodPost {
 		s.problem("%s %s: no such route", r.Method, r.URL.Path)
 		guess := guessProtocol(r.Header.Get("Anthropic-Version") != "", geminiKey(r.Header, r.URL.RawQuery) != "")
@@ -158,6 +162,39 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// the client sees the stream break off as the provider's did
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// The headers that carry an answer's request id: OpenAI's x-request-id
+// and Anthropic's request-id (both providers send one with every
+// answer, errors included).
+const (
+	openaiRequestID    = "X-Request-Id"
+	anthropicRequestID = "Request-Id"
+)
+
+// setRequestID numbers the request and puts its id, "req_<n>" for the
+// n-th request the server received, in the header of the provider that
+// answers it: Anthropic's for Messages, OpenAI's for Chat Completions and
+// Responses, and, for other paths (the model list, a route the server
+// does not serve), Anthropic's when the client sent an Anthropic-Version
+// header, as the error layout is chosen.
+func (s *Server) setRequestID(h http.Header, p Protocol, r *http.Request) {
+	s.mu.Lock()
+	s.requests++
+	n := s.requests
+	s.mu.Unlock()
+	if p == NoProtocol || r.Method != http.MethodPost {
+		p = guessProtocol(r.Header.Get("Anthropic-Version") != "", geminiKey(r.Header, r.URL.RawQuery) != "")
+	}
+	if p == Gemini {
+		return // Google's API sends no request id header
+	}
+	anthropic := p == Messages
+	name := openaiRequestID
+	if anthropic {
+		name = anthropicRequestID
+	}
+	h[name] = []string{"req_" + strconv.Itoa(n)}
 }
 
 // arrive numbers the request and opens its exchange.
@@ -225,24 +262,12 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req *Request
 		model = t.Model
 	}
 	id := t.ID
+	t.ToolCalls = withCallIDs(t.ToolCalls, req.Protocol, reply.N)
 	// the calls are logged before the answer goes out: a client that has
 	// it may send their results at once
 	var ids []string
 	for _, c := range t.ToolCalls {
 		ids = append(ids, c.ID)
-	}
-	if req.Protocol == Gemini {
-		for i, c := range t.ToolCalls {
-			ids[i] = geminiCallID(c, reply.N, i)
-		}
-	}
-	if req.Protocol == OpenAIResponses {
-		ids = ids[:0]
-		for _, it := range responseItems(t, reply.N) {
-			if it.Type == "function_call" {
-				ids = append(ids, it.CallID)
-			}
-		}
 	}
 	s.remember(x, ids)
 	switch req.Protocol {
@@ -269,6 +294,33 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req *Request
 	}
 }
 
+// withCallIDs gives every tool call of answer n that has no id the id
+// "call_<n>_<i>" (Chat Completions, Responses) or "toolu_<n>_<i>"
+// (Messages), i its 0-based place in the answer: every protocol requires
+// an id, and the client needs it to send the call's result back. A
+// Turn's call marked NoID keeps none, but on Responses. The calls are
+// copied, not changed in place, when one needs an id.
+func withCallIDs(calls []ToolCall, p Protocol, n int) []ToolCall {
+	prefix := "call_"
+	if p == Messages {
+		prefix = "toolu_"
+	}
+	var out []ToolCall
+	for i, c := range calls {
+		if c.ID != "" || c.NoID && p != OpenAIResponses {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(calls)
+		}
+		out[i].ID = prefix + strconv.Itoa(n) + "_" + strconv.Itoa(i)
+	}
+	if out == nil {
+		return calls
+	}
+	return out
+}
+
 // sendAsIs sends a reply that is a response already made (a replayed
 // or forwarded one): event streams event by event, each flushed, as a
 // provider sends them. A forwarded stream that breaks off is a problem
@@ -276,6 +328,10 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req *Request
 // (ServeHTTP aborts it), as the provider's was.
 func (s *Server) sendAsIs(w http.ResponseWriter, req *Request, x *Exchange, reply Reply) {
 	h := w.Header()
+	// the answer goes out with the headers it was made with: the
+	// recorded or forwarded request id, not the server's
+	h.Del(openaiRequestID)
+	h.Del(anthropicRequestID)
 	for k, v := range reply.Header {
 		h[k] = slices.Clone(v)
 	}

@@ -34,9 +34,16 @@ type Turn struct {
 
 // ToolCall is one tool call of an answer.
 type ToolCall struct {
-	// ID is the call's id ("call_1", "toolu_1"); "" sends none, as some
-	// OpenAI-compatible servers do.
+	// ID is the call's id ("call_1", "toolu_1"); "" gives the call a
+	// deterministic one, "call_<n>_<i>" or "toolu_<n>_<i>" (see the
+	// package doc), since every protocol requires one.
 	ID string
+	// NoID sends a call whose ID is "" without any id on Chat
+	// Completions and Messages, as some OpenAI-compatible servers
+	// (Ollama) do: off the providers' specifications, for testing how a
+	// client copes. Responses, whose clients cannot do without a call_id,
+	// still gets one.
+	NoID bool
 	// Name is the tool's name.
 	Name string
 	// Args is the arguments as JSON text, sent as given: the arguments

@@ -60,7 +60,7 @@ folder (or a path ending in /, or more than one FILE) receives the files under
 their own names; otherwise -o names the one output file. Existing files are
 not replaced unless --force.
 
-It prints one line per file and exits 0 when all were imported, 3 when one
+It prints one line per file and exits 0 when all were imported, 2 when one
 could not be read or is not a cassette.`,
 		Example: `  agenteval cassette import tests/cassettes/chat_completion_tool_call.yaml
   agenteval cassette import -o cassettes/ recorded/*.yaml
@@ -141,7 +141,7 @@ message, every file that is not one (naming the layout it has, such as a vcrpy
 cassette to import first), every malformed field, and every credential left in
 a header, URL or body.
 
-It exits 0 when every cassette is clean, 1 when it found a problem, and 3 when
+It exits 0 when every cassette is clean, 1 when it found a problem, and 2 when
 a path could not be read.`,
 		Example: `  agenteval cassette check cassettes/
   agenteval cassette check cassettes/weather.yaml cassettes/hitl/`,

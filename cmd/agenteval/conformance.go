@@ -26,7 +26,7 @@ Without a folder it runs the public vectors shipped in conformance/vectors
 
 It prints one line per vector (PASS name, FAIL name: <first difference>, or
 SKIP name: <why>) and then "N passed, M failed". It exits 0 only when every
-selected vector passed, 1 when one failed or was skipped, and 3 when the
+selected vector passed, 1 when one failed or was skipped, and 2 when the
 input could not be read.`,
 		Example: `  agenteval conformance
   agenteval conformance --api create_react_agent,tool_node

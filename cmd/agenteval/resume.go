@@ -34,7 +34,7 @@ kept: resume again from the new head.
 It prints the turn's transcript. It exits 0 when the turn ran (even if it
 paused again at a new interrupt, which it prints), 1 when the turn failed
 (a wrong number of decisions, for instance: the thread is left as it was,
-so resume again with the right ones), and 3 on a usage error.
+so resume again with the right ones), and 2 on a usage error.
 
 A decision is approve, reject, reject:<message> or
 edit:{"name": <tool>, "args": {...}}.`,

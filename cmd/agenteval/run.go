@@ -45,7 +45,7 @@ Scenarios run in parallel; the results are the same at any --parallel. It
 prints one line per scenario and the diff of each failure, writes the JSON,
 JUnit XML, Markdown and HTML reports into --report-dir, and exits 0 when every
 scenario passed, 1 when one failed or could not run (a cassette miss, a
-missing Go tool), 3 when a scenario file or a flag is wrong (every
+missing Go tool), 2 when a scenario file or a flag is wrong (every
 problem is printed as file:line:col: field: message).
 
 When something failed, the text ends with the list of what failed, each at

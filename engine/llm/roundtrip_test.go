@@ -90,7 +90,7 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 		{"openai-compatible streamed", "openai-compatible:local-model", "", newOpenAIServer, func(f *fakeServer) string { return f.URL + "/v1" }, true, "weather in Paris and London?",
 			nil},
 		{"anthropic", "anthropic:claude-test", testAnthropicKey, newAnthropicServer, func(f *fakeServer) string { return f.URL }, false, "weather in Paris and London?",
-			[]string{`{"type":"tool_use","id":"toolu_a","name":"get_weather","input":{"city":"Paris"}}`, `"content":"Paris is sunny; London is rainy."`}},
+			[]string{`{"type":"tool_use","id":"toolu_a","name":"get_weather","input":{"city":"Paris"},"caller":{"type":"direct"}}`, `"content":"Paris is sunny; London is rainy."`}},
 		{"anthropic streamed", "anthropic:claude-test", testAnthropicKey, newAnthropicServer, func(f *fakeServer) string { return f.URL }, true, "weather in Paris and London?",
 			[]string{`"args":{"city":"London"},"id":"toolu_b"`, `"usage_metadata":{"input_tokens":50,"output_tokens":30,"total_tokens":80,"input_token_details":{"cache_read":10}}`}},
 		{"anthropic error status", "anthropic:claude-test", testAnthropicKey, newAnthropicServer, func(f *fakeServer) string { return f.URL }, false, "please fail",
