@@ -75,6 +75,12 @@
 // ignore. A request that matches nothing in replay mode fails with a
 // *MissError wrapping ErrInteractionNotFound.
 //
+// The same matching replays a command agent's cassette (serve.NewReplay,
+// which harness uses for kind "command"), with no equivalence added:
+// every example agent under examples/, recorded twice, sent
+// byte-identical requests, so nothing else varies between identical runs
+// and anything else that differs is a changed request.
+//
 // # File format
 //
 // A cassette is go-vcr v2's YAML:

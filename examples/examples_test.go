@@ -1,13 +1,18 @@
 // Package examples_test runs the agents under examples/, each written
 // with a library no one here wrote, offline against agenteval's model
 // server: every example passes its scenarios, and its deliberately broken
-// copy fails them with a readable diff.
+// copies fail them with a readable diff. An example with recorded
+// scenarios (a provider model, its cassette recorded from a local
+// server) replays them by request content: each edit of its agent (the
+// prompt, the tool list, a tool result) fails the replay with the
+// closest recorded request and the body diff.
 package examples_test
 
 import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,44 +36,129 @@ type example struct {
 	// (with the folder's package-lock.json installed by npm ci) or
 	// "python3".
 	runtime string
-	// agent and broken are the agent's file and its broken copy: the
-	// broken run replaces the one with the other in every command.
-	agent, broken string
-	// wantBroken are texts the broken copy's failures must show, each in
-	// some failed expectation's message or diff.
-	wantBroken []string
+	// agent is the agent's file, as the scenarios' commands name it.
+	agent string
+	// broken are the agent's broken copies, each run in place of agent
+	// in every command of the scripted scenarios (dir/scenarios).
+	broken []brokenCopy
+	// edits are changes made to the agent that a replay by request
+	// content must notice: each is run, written next to the agent, in
+	// place of it in the recorded scenarios (dir/recorded, their
+	// cassettes in dir/cassettes, recorded by TestRecordExampleCassettes).
+	edits []agentEdit
+}
+
+// brokenCopy is a broken copy of an example's agent, committed next to
+// it, and the texts its failures must show, each in some failed
+// expectation's message or diff.
+type brokenCopy struct {
+	file string
+	want []string
+}
+
+// nodeEdits are the edits of a JavaScript example's agent (the five
+// share their prompt, tool and weather table): its prompt, its tool's
+// description, the result its tool sends back for London. Each fails
+// the replay of dir's recorded scenario with the body diff showing the
+// edit.
+func nodeEdits(dir string) []agentEdit {
+	miss := "replay: no recorded request of cassette " + dir + "/cassettes/parallel.yaml matches it"
+	return []agentEdit{{
+		name: "prompt", old: `"You are a helpful weather assistant.`, new: `"You are a weather assistant. Answer in one word.`,
+		want: []string{miss, "body (-recorded +requested):", "-", "You are a helpful weather assistant.", "+", "You are a weather assistant. Answer in one word."},
+	}, {
+		name: "tools", old: `"Get the current weather in a city."`, new: `"Get the weather."`,
+		want: []string{miss, "body (-recorded +requested):", `"Get the current weather in a city."`, `"Get the weather."`},
+	}, {
+		name: "tool result", old: `London: "rainy, 14°C"`, new: `London: "foggy, 9°C"`,
+		want: []string{miss, "body (-recorded +requested):", "rainy, 14°C", "foggy, 9°C"},
+	}}
+}
+
+// agentEdit is a change to an example's agent: old replaced by new in
+// its source, and the texts the replay's failures must show.
+type agentEdit struct {
+	name, old, new string
+	want           []string
 }
 
 var examples = []example{
 	{
-		dir: "python-agent", runtime: "python3", agent: "../agent.py", broken: "../agent_broken.py",
-		// it answers only the first call of an answer with two
-		wantBroken: []string{`invariant: client answers tool calls: unanswered: request 2 (POST /v1/chat/completions, model gpt-4.1-mini): tool call "call_london" in the history has no result`},
+		dir: "python-agent", runtime: "python3", agent: "../agent.py",
+		broken: []brokenCopy{{
+			file: "../agent_broken.py",
+			// it answers only the first call of an answer with two
+			want: []string{`invariant: client answers tool calls: unanswered: request 2 (POST /v1/chat/completions, model gpt-4.1-mini): tool call "call_london" in the history has no result`},
+		}},
+		edits: []agentEdit{{
+			name: "prompt", old: `"You are a helpful weather assistant."`, new: `"You are a weather assistant. Answer in one word."`,
+			want: []string{
+				"request 1 (POST /v1/chat/completions, model gpt-4.1-mini): replay: no recorded request of cassette python-agent/cassettes/parallel.yaml matches it",
+				"differs in: body at messages[0].content[0].text",
+				`-           "text": "You are a helpful weather assistant."`,
+				`+           "text": "You are a weather assistant. Answer in one word."`,
+			},
+		}, {
+			name: "tools", old: `"description": "Get the current weather in a city."`, new: `"description": "Get the weather."`,
+			want: []string{
+				"differs in: body at tools[0].function.description",
+				`-         "description": "Get the current weather in a city."`,
+				`+         "description": "Get the weather."`,
+			},
+		}, {
+			name: "tool result", old: `"London": "rainy, 14°C"`, new: `"London": "foggy, 9°C"`,
+			want: []string{
+				"request 2 (POST /v1/chat/completions, model gpt-4.1-mini): replay: no recorded request of cassette python-agent/cassettes/parallel.yaml matches it",
+				"differs in: body at messages[4].content[0].text",
+				`-           "text": "rainy, 14°C"`,
+				`+           "text": "foggy, 9°C"`,
+			},
+		}},
 	},
 	{
-		dir: "langgraph-react", runtime: "node", agent: "../agent.mjs", broken: "../agent.broken.mjs",
-		// its tool answers every city with the weather of Paris
-		wantBroken: []string{`+     + tool get_weather [-] ← call_london "sunny, 21°C"`},
+		dir: "langgraph-react", runtime: "node", agent: "../agent.mjs",
+		edits: nodeEdits("langgraph-react"),
+		broken: []brokenCopy{{
+			file: "../agent.broken.mjs",
+			// its tool answers every city with the weather of Paris
+			want: []string{`+     + tool get_weather [-] ← call_london "sunny, 21°C"`},
+		}},
 	},
 	{
-		dir: "openai-agents", runtime: "node", agent: "../agent.mjs", broken: "../agent.broken.mjs",
-		// its tool declares "location" where the model sends "city"
-		wantBroken: []string{`-     + tool get_weather [-] ← call_london "rainy, 14°C"`},
+		dir: "openai-agents", runtime: "node", agent: "../agent.mjs",
+		edits: nodeEdits("openai-agents"),
+		broken: []brokenCopy{{
+			file: "../agent.broken.mjs",
+			// its tool declares "location" where the model sends "city"
+			want: []string{`-     + tool get_weather [-] ← call_london "rainy, 14°C"`},
+		}},
 	},
 	{
-		dir: "vercel-ai", runtime: "node", agent: "../agent.mjs", broken: "../agent.broken.mjs",
-		// it forgets maxSteps: the tool results never reach the model
-		wantBroken: []string{`invariant: client answers tool calls: dangling: request 1: tool call "call_london" of its answer was never answered`},
+		dir: "vercel-ai", runtime: "node", agent: "../agent.mjs",
+		edits: nodeEdits("vercel-ai"),
+		broken: []brokenCopy{{
+			file: "../agent.broken.mjs",
+			// it forgets maxSteps: the tool results never reach the model
+			want: []string{`invariant: client answers tool calls: dangling: request 1: tool call "call_london" of its answer was never answered`},
+		}},
 	},
 	{
-		dir: "langchain-agent", runtime: "node", agent: "../agent.mjs", broken: "../agent.broken.mjs",
-		// it resumes the human-in-the-loop middleware with a bare list
-		wantBroken: []string{`turns[1] failed: AgentError: Invalid HITLResponse: decisions must be a non-empty array`},
+		dir: "langchain-agent", runtime: "node", agent: "../agent.mjs",
+		edits: nodeEdits("langchain-agent"),
+		broken: []brokenCopy{{
+			file: "../agent.broken.mjs",
+			// it resumes the human-in-the-loop middleware with a bare list
+			want: []string{`turns[1] failed: AgentError: Invalid HITLResponse: decisions must be a non-empty array`},
+		}},
 	},
 	{
-		dir: "google-adk", runtime: "node", agent: "../agent.mjs", broken: "../agent.broken.mjs",
-		// its tool answers every city with the weather of Paris
-		wantBroken: []string{`+     + tool get_weather [-] ← call_london "sunny, 21°C"`},
+		dir: "google-adk", runtime: "node", agent: "../agent.mjs",
+		edits: nodeEdits("google-adk"),
+		broken: []brokenCopy{{
+			file: "../agent.broken.mjs",
+			// its tool answers every city with the weather of Paris
+			want: []string{`+     + tool get_weather [-] ← call_london "sunny, 21°C"`},
+		}},
 	},
 }
 
@@ -79,18 +169,66 @@ func TestExamples(t *testing.T) {
 			t.Run("passes", func(t *testing.T) {
 				harnesstest.RunT(t, filepath.Join(ex.dir, "scenarios"), harness.Options{GoldenDir: filepath.Join(ex.dir, "golden")})
 			})
-			t.Run("broken copy fails", ex.testBroken)
+			for _, b := range ex.broken {
+				t.Run("broken copy "+filepath.Base(b.file)+" fails", func(t *testing.T) {
+					ex.testFails(t, "scenarios", b.file, b.want)
+				})
+			}
+			if len(ex.edits) == 0 {
+				return
+			}
+			t.Run("recorded passes", func(t *testing.T) {
+				harnesstest.RunT(t, filepath.Join(ex.dir, "recorded"), harness.Options{CassetteDir: filepath.Join(ex.dir, "cassettes"), Transport: offline{t}})
+			})
+			for _, e := range ex.edits {
+				t.Run("edited "+e.name+" fails replay", func(t *testing.T) {
+					ex.testFails(t, "recorded", ex.edit(t, e), e.want)
+				})
+			}
 		})
 	}
 }
 
-// testBroken runs the example's scenarios with the broken copy of its
-// agent and checks that they fail, and how.
-func (ex example) testBroken(t *testing.T) {
-	scenarios, err := harness.LoadDir(filepath.Join(ex.dir, "scenarios"))
+// offline fails every request: a replay never reaches a provider.
+type offline struct{ t *testing.T }
+
+func (o offline) RoundTrip(req *http.Request) (*http.Response, error) {
+	o.t.Errorf("network used during replay: %s %s", req.Method, req.URL)
+	return nil, os.ErrPermission
+}
+
+// edit writes the agent with e's change next to it (so a node agent
+// finds its node_modules), removed when the test ends, and returns its
+// path as the scenarios' commands name it.
+func (ex example) edit(t *testing.T, e agentEdit) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(ex.dir, "scenarios", ex.agent))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !bytes.Contains(src, []byte(e.old)) {
+		t.Fatalf("%s does not hold %s: update the edit %q", ex.agent, e.old, e.name)
+	}
+	ext := filepath.Ext(ex.agent)
+	name := "agent.edited-" + strings.ReplaceAll(e.name, " ", "-") + ext
+	path := filepath.Join(ex.dir, name)
+	if err := os.WriteFile(path, bytes.Replace(src, []byte(e.old), []byte(e.new), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(path) })
+	return "../" + name
+}
+
+// testFails runs the example's scenarios in folder (scenarios, or
+// recorded replayed from their cassettes, offline) with agent in place
+// of the example's, and checks that they fail and show every text of
+// want.
+func (ex example) testFails(t *testing.T, folder, agent string, want []string) {
+	scenarios, err := harness.LoadDir(filepath.Join(ex.dir, folder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := harness.Options{GoldenDir: filepath.Join(ex.dir, "golden"), CassetteDir: filepath.Join(ex.dir, "cassettes"), Transport: offline{t}}
 	var failures strings.Builder
 	failed := 0
 	for _, s := range scenarios {
@@ -100,11 +238,11 @@ func (ex example) testBroken(t *testing.T) {
 			t.Fatalf("%s: agent.command %q does not run %s", s.File, s.Agent.Command, ex.agent)
 		}
 		s.Agent.Command = slices.Clone(s.Agent.Command)
-		s.Agent.Command[i] = ex.broken
-		res := harness.RunScenario(context.Background(), &s, harness.Options{GoldenDir: filepath.Join(ex.dir, "golden")})
+		s.Agent.Command[i] = agent
+		res := harness.RunScenario(context.Background(), &s, opts)
 		switch res.Status {
 		case report.StatusError:
-			t.Errorf("%s: the broken copy could not run: %s", s.Name, res.Message)
+			t.Errorf("%s: the changed agent could not run: %s", s.Name, res.Message)
 		case report.StatusFail:
 			failed++
 			fmt.Fprintf(&failures, "--- %s\n", s.Name)
@@ -116,12 +254,12 @@ func (ex example) testBroken(t *testing.T) {
 		}
 	}
 	if failed == 0 {
-		t.Fatalf("every scenario passed with %s: the broken copy went unnoticed", ex.broken)
+		t.Fatalf("every scenario passed with %s: the change went unnoticed", agent)
 	}
-	t.Logf("%d of %d scenarios fail with %s:\n%s", failed, len(scenarios), ex.broken, failures.String())
-	for _, want := range ex.wantBroken {
-		if !strings.Contains(failures.String(), want) {
-			t.Errorf("the failures of %s do not show\n%s\nthey are:\n%s", ex.broken, want, failures.String())
+	t.Logf("%d of %d scenarios fail with %s:\n%s", failed, len(scenarios), agent, failures.String())
+	for _, w := range want {
+		if !strings.Contains(failures.String(), w) {
+			t.Errorf("the failures with %s do not show\n%s\nthey are:\n%s", agent, w, failures.String())
 		}
 	}
 }

@@ -49,7 +49,7 @@ func (r *reader) checkAgent(s *Scenario) {
 	if strings.HasPrefix(a.Model, geminiPrefix) && a.Kind != "command" {
 		r.problem("agent.model", r.posOf("agent.model"), fmt.Sprintf(`a "gemini" model is served to command agents only (agenteval serve speaks Gemini's API; the engine has no Gemini client): set agent.kind "command", not %q`, kindOrReact(a.Kind)))
 	}
-	if strings.HasPrefix(a.Model, "openai-compatible:") && a.BaseURL == "" && a.Kind != "command" {
+	if strings.HasPrefix(a.Model, "openai-compatible:") && a.BaseURL == "" {
 		r.problem("agent.base_url", r.posOf("agent.model"), `missing: an "openai-compatible" model needs the server's base_url`)
 	}
 	if len(a.Middleware) > 0 && a.Kind != "agent" {

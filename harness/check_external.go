@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"net/url"
 	"time"
 )
 
@@ -19,9 +20,9 @@ func isExternal(a *Agent) bool { return a.Kind == "go" || a.Kind == "command" }
 // itself), and the turns a command's protocol can carry.
 func (r *reader) checkExternal(s *Scenario) {
 	a := &s.Agent
-	commandFields := map[string]bool{"command": a.Command != nil, "env": a.Env != nil, "timeout": a.Timeout != "", "dir": a.Dir != ""}
+	commandFields := map[string]bool{"command": a.Command != nil, "env": a.Env != nil, "timeout": a.Timeout != "", "dir": a.Dir != "", "replay": a.Replay != ""}
 	if a.Kind != "command" {
-		for _, f := range []string{"command", "env", "timeout", "dir"} {
+		for _, f := range []string{"command", "env", "timeout", "dir", "replay"} {
 			if commandFields[f] {
 				r.problem("agent."+f, r.keyPosOf("agent."+f), fmt.Sprintf(`only for agent.kind "command", not %q`, kindOrReact(a.Kind)))
 			}
@@ -63,7 +64,6 @@ func (r *reader) checkCommand(s *Scenario) {
 		set   bool
 	}{
 		{"prompt", a.Prompt != ""},
-		{"base_url", a.BaseURL != ""},
 		{"recursion_limit", a.RecursionLimit != 0},
 		{"version", a.Version != ""},
 		{"name", a.Name != ""},
@@ -77,6 +77,21 @@ func (r *reader) checkCommand(s *Scenario) {
 	for _, f := range engineOnly {
 		if f.set {
 			r.problem("agent."+f.field, r.keyPosOf("agent."+f.field), `not for a "command" agent: the program builds its agent itself`)
+		}
+	}
+	if a.Replay != "" && (a.Model == "" || a.Model == "scripted") {
+		r.problem("agent.replay", r.keyPosOf("agent.replay"), `a scripted model answers from script: replay says how a provider model's cassette is replayed`)
+	}
+	if a.BaseURL != "" {
+		scripted := a.Model == "" || a.Model == "scripted"
+		u, err := url.Parse(a.BaseURL)
+		switch {
+		case scripted:
+			r.problem("agent.base_url", r.keyPosOf("agent.base_url"), `a scripted model answers from script: base_url names the endpoint a provider model ("openai-compatible:NAME", "openai:...", "anthropic:...") records from`)
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			r.problem("agent.base_url", r.posOf("agent.base_url"), fmt.Sprintf(`%q: expected an http or https URL with a host, such as "http://127.0.0.1:8000/v1"`, a.BaseURL))
+		case u.Fragment != "" || u.User != nil:
+			r.problem("agent.base_url", r.posOf("agent.base_url"), fmt.Sprintf(`%q: a base URL has no fragment and no user info (the key comes from the provider's variable, such as OPENAI_API_KEY)`, a.BaseURL))
 		}
 	}
 	if len(s.Tools) > 0 {

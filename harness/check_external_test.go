@@ -50,6 +50,36 @@ func TestLoadExternalAgents(t *testing.T) {
 			},
 		},
 		{
+			name:   "replay and base_url on a scripted command",
+			reason: "a scripted model has no cassette to replay by order and nothing to record from a base URL",
+			yaml:   "agent:\n  kind: command\n  command: [node]\n  replay: by-order\n  base_url: http://127.0.0.1:8000/v1\nscript: {responses: []}\nturns: [{user: hi}]\n",
+			want: []string{
+				`s.yaml:4:3: agent.replay: a scripted model answers from script: replay says how a provider model's cassette is replayed`,
+				`s.yaml:5:3: agent.base_url: a scripted model answers from script: base_url names the endpoint a provider model ("openai-compatible:NAME", "openai:...", "anthropic:...") records from`,
+			},
+		},
+		{
+			name:   "replay values, a bad base_url",
+			reason: "by-order is the one opt-in; a base URL is an http(s) URL with a host",
+			yaml:   "agent:\n  kind: command\n  command: [node]\n  model: openai:gpt-4.1-mini\n  replay: by-position\n  base_url: ftp://h/v1\nturns: [{user: hi}]\n",
+			want: []string{
+				`s.yaml:5:11: agent.replay: unknown replay "by-position": expected "by-order"`,
+				`s.yaml:6:13: agent.base_url: "ftp://h/v1": expected an http or https URL with a host, such as "http://127.0.0.1:8000/v1"`,
+			},
+		},
+		{
+			name:   "openai-compatible command without base_url",
+			reason: "an openai-compatible model has no public endpoint: a record run would have nowhere to go but a host the scenario does not name",
+			yaml:   "agent:\n  kind: command\n  command: [node]\n  model: openai-compatible:qwen3\nturns: [{user: hi}]\n",
+			want:   []string{`s.yaml:4:10: agent.base_url: missing: an "openai-compatible" model needs the server's base_url`},
+		},
+		{
+			name:   "replay on react",
+			reason: "replay is a command agent's field",
+			yaml:   "agent:\n  model: openai:gpt-4.1-mini\n  replay: by-order\nturns: [{user: hi}]\n",
+			want:   []string{`s.yaml:3:3: agent.replay: only for agent.kind "command", not "react"`},
+		},
+		{
 			name:   "go without name",
 			reason: "a Go agent is found by its name",
 			yaml:   "agent:\n  kind: go\nscript: {responses: []}\nturns: [{user: hi}]\n",

@@ -189,13 +189,16 @@ func (r *commandRun) source() (serve.Source, error) {
 	if r.mode == cassette.ModeReplay {
 		c, _, err := opts.CassetteLimits.Import(path)
 		if err != nil {
-			return nil, fmt.Errorf("%w (a command agent with model %s replays its cassette by order: record it once with --mode record)", err, s.Agent.Model)
+			return nil, fmt.Errorf("%w (a command agent with model %s replays its cassette: record it once with %s)", err, s.Agent.Model, rerecordHint(s))
 		}
 		agent, judges := splitJudges(c)
 		if judge {
 			r.judges = cassette.Replay(judges, cassette.Options{Scenario: s.Name})
 		}
-		return serve.NewReplayOrdered(agent), nil
+		if s.Agent.Replay == ReplayByOrder {
+			return serve.NewReplayOrdered(agent), nil
+		}
+		return serve.NewReplay(agent, serve.ReplayOptions{BaseURL: replayBaseURLs(s), Scenario: s.Name, Rerecord: rerecordHint(s)}), nil
 	}
 	rec, err := cassette.Open(path, copts)
 	if err != nil {
@@ -209,13 +212,50 @@ func (r *commandRun) source() (serve.Source, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	openaiKey, _ := lookup("OPENAI_API_KEY")
-	anthropicKey, _ := lookup("ANTHROPIC_API_KEY")
-	geminiKey, _ := lookup("GEMINI_API_KEY")
-	if k, ok := lookup("GOOGLE_API_KEY"); ok && k != "" {
-		geminiKey = k // Google's SDKs prefer GOOGLE_API_KEY when both are set
+	return serve.NewRecorder(rec, serve.RecorderOptions{Upstreams: recordUpstreams(s, lookup)}), nil
+}
+
+// rerecordHint says how to record a command agent's cassette again.
+// (--mode replay-or-record replays a cassette that exists: it records
+// only a missing one.)
+func rerecordHint(s *Scenario) string {
+	return "agenteval run --mode record --overwrite " + filepath.ToSlash(s.File)
+}
+
+// replayBaseURLs is where the requests a replay matches were recorded:
+// the scenario model's provider at agent.base_url, when it names one
+// (serve.ReplayOptions.BaseURL).
+func replayBaseURLs(s *Scenario) map[string]string {
+	if s.Agent.BaseURL == "" {
+		return nil
 	}
-	return serve.NewRecorder(rec, serve.RecorderOptions{OpenAIKey: openaiKey, AnthropicKey: anthropicKey, GeminiKey: geminiKey}), nil
+	return map[string]string{modelProvider(s.Agent.Model): s.Agent.BaseURL}
+}
+
+// modelProvider is the serve provider a provider model speaks:
+// "openai" for openai: and openai-compatible:, "anthropic".
+func modelProvider(model string) string {
+	provider, _, _ := strings.Cut(model, ":")
+	if provider == llm.ProviderOpenAICompatible {
+		return llm.ProviderOpenAI
+	}
+	return provider
+}
+
+// recordUpstreams is where a record run forwards a command agent's
+// requests. With agent.base_url, the scenario model's provider alone, at
+// that URL (openai-compatible speaks OpenAI's protocols): a request of
+// another provider is refused and sent nowhere, so no traffic reaches a
+// host the scenario does not name. Without, every provider at its public
+// endpoint. The key is the provider's, read from its variable
+// (OPENAI_API_KEY, ANTHROPIC_API_KEY) in agenteval's environment.
+func recordUpstreams(s *Scenario, lookup func(string) (string, bool)) map[string]serve.Upstream {
+	if s.Agent.BaseURL == "" {
+		return serve.PublicUpstreams(lookup)
+	}
+	provider := modelProvider(s.Agent.Model)
+	key, _ := lookup(serve.KeyEnv(provider))
+	return map[string]serve.Upstream{provider: {BaseURL: s.Agent.BaseURL, Key: key}}
 }
 
 // GraderHeader marks, in a command scenario's cassette, the requests a

@@ -215,7 +215,8 @@ func TestCommandAgentRecordsThenReplays(t *testing.T) {
 				t.Fatalf("want a failed \"invariant: requests accepted\"; expectations: %+v", res.Expectations)
 			}
 			for _, want := range []string{
-				"invariant: requests accepted: request 2 (POST /v1/chat/completions, model gpt-4.1-mini): replay-ordered: it is chat-completions request 2, but cassette " + cassettePath + " records 1",
+				"invariant: requests accepted: request 2 (POST /v1/chat/completions, model gpt-4.1-mini): replay: no recorded request of cassette " + cassettePath + " matches it",
+				"record again: agenteval run --mode record --overwrite ",
 			} {
 				if !strings.Contains(accepted.Message, want) {
 					t.Errorf("the failure does not say\n%s\nit says\n%s", want, accepted.Message)

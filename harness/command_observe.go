@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agenteval/agenteval/cassette"
 	"github.com/agenteval/agenteval/engine"
 	"github.com/agenteval/agenteval/grade"
 	"github.com/agenteval/agenteval/report"
@@ -242,6 +243,13 @@ func runCommandScenario(ctx context.Context, s *Scenario, opts *Options, res rep
 	}
 	cr, err := runCommand(ctx, s, opts)
 	res.Cassette = cr.cassette
+	mode := cr.mode
+	if err != nil {
+		mode = opts.Mode
+	}
+	if cr.cassette != "" && s.Agent.Replay == ReplayByOrder && mode == cassette.ModeReplay {
+		res.Replay = ReplayByOrder
+	}
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", s.File, err), -1)
 	}

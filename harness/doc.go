@@ -105,7 +105,8 @@
 //     "openai:<model>", "anthropic:<model>" or "openai-compatible:<model>",
 //     and, for a command agent only, "gemini:<model>".
 //   - base_url (string): the provider's base URL; required for
-//     openai-compatible, and it must match the recorded requests.
+//     openai-compatible, and it must match the recorded requests. For a
+//     "command" agent, the endpoint a record run forwards to (below).
 //   - prompt (string): the system prompt (react's prompt, create_agent's
 //     system_prompt).
 //   - recursion_limit (integer ≥ 0): supersteps allowed per turn; 0 means
@@ -141,6 +142,9 @@
 //     with.
 //   - max_concurrency (integer ≥ 0): tool calls run at once; 0, the
 //     default, is no cap.
+//   - replay: "by-order" (kind "command" with a provider model only)
+//     replays the cassette by order instead of by request content, for
+//     a cassette another tool recorded; below.
 //   - command (list of strings), env (mapping of strings), timeout
 //     (duration), dir (string): kind "command" only, below.
 //   - nodes (list): kind "graph" only, below.
@@ -221,11 +225,52 @@
 //	  command: [node, ../agent.mjs]   # run in dir, default the scenario file's directory
 //	  env: {AGENT_STREAM: "1"}        # set after the variables below
 //	  timeout: 60s                    # the whole run; the default
+//	  model: openai-compatible:qwen3  # optional: a provider model, answered from the cassette
+//	  base_url: http://127.0.0.1:8000/v1  # optional: the endpoint a record run forwards to
 //
 // The server answers from script, in order (model "scripted", the
-// default), or, for a provider model ("openai:gpt-4.1-mini"), replays the
-// scenario's cassette by order (serve.NewReplayOrdered); record modes
-// forward to the provider and record it. With a provider model the server
+// default), or, for a provider model ("openai:gpt-4.1-mini"), from the
+// scenario's cassette, replayed by request content (serve.NewReplay);
+// record modes forward to the provider and record it. Replay fails
+// closed: each request must match a recorded one by method, path and
+// query (where the recording forwarded it: base_url's prefix and query
+// included, the host left out) and canonical JSON body, with cassette's
+// equivalences only (key order and whitespace, stream_options,
+// "stream": false and "n": 1, null members, a content string as one
+// text block, tool-call arguments as canonical JSON, numbers by value,
+// credentials scrubbed). Nothing else is normalised, because nothing
+// else varies: each example agent's requests, recorded twice
+// (examples' TestRecordExampleCassettes), are byte-identical. Identical
+// requests take the identical recordings in recorded order. A changed
+// request — an edited prompt, tool list or tool result — is refused
+// (400, so the program fails at once) and fails the scenario's
+// "invariant: requests accepted" with the closest recorded request, what
+// differs and the body diff (-recorded +requested), and the command that
+// records again: agenteval run --mode record --overwrite FILE
+// (--mode replay-or-record replays a cassette that exists). For a
+// cassette another tool recorded (vcrpy, go-vcr), whose requests the
+// program would not send byte for byte, agent.replay: by-order answers
+// the n-th request of each protocol with the n-th recorded answer
+// whatever it says (serve.NewReplayOrdered): a changed request then
+// passes, so the report marks the scenario (report.Scenario.Replay
+// "by-order", shown in every format). A record run forwards to the
+// endpoint agent.base_url names, and only there: base_url is the
+// provider's base URL as its SDK takes it (OpenAI's with its /v1,
+// "http://127.0.0.1:8000/v1" for a local vLLM, Ollama or LiteLLM;
+// Anthropic's without; an Azure deployment
+// "https://NAME.openai.azure.com/openai/deployments/D?api-version=2024-10-21"),
+// and a request is sent to base_url's path joined with the client's path
+// from its endpoint on ("/chat/completions", "/responses",
+// "/v1/messages"), with base_url's query parameters, then the client's
+// that base_url does not set (serve.UpstreamURL). A request of another
+// provider than the model's (openai-compatible speaks OpenAI's
+// protocols) is refused and sent nowhere. Without base_url, a record run
+// forwards each provider's requests to its public endpoint; an
+// "openai-compatible" model needs base_url. The real key is the
+// provider's variable in agenteval's environment (OPENAI_API_KEY,
+// ANTHROPIC_API_KEY), which replaces the program's dummy key on the way
+// out and is scrubbed from the cassette. base_url is an error on a
+// scripted command agent (it has nothing to record). With a provider model the server
 // serves that model only: a request naming another gets the provider's
 // "model not found" answer and fails the "requests accepted" invariant. The program gets the process's
 // environment without any OPENAI_*, ANTHROPIC_*, GEMINI_* or GOOGLE_*
@@ -239,7 +284,7 @@
 // SDK passes it itself (http_options=HttpOptions(base_url=...)). A
 // "gemini:<model>" model is for command agents only (the engine has no
 // Gemini client); it records through the Gemini API with the key of
-// GOOGLE_API_KEY or GEMINI_API_KEY, sent as x-goog-api-key.
+// GEMINI_API_KEY, sent as x-goog-api-key.
 //
 // Turns are fed on standard input, one JSON object per line, and the
 // program answers each on standard output with one JSON object per line,
@@ -278,8 +323,9 @@
 // calls are recorded after the agent's, each request marked with the
 // header "X-Agenteval-Grader: judge" (GraderHeader; it is written into
 // the cassette, never sent to the provider), and in replay the agent's
-// requests get the unmarked interactions, by order, while the judge's
-// get the marked ones, matched by body as the engine's are. With a
+// requests get the unmarked interactions (matched by content, or by
+// order with agent.replay: by-order), while the judge's get the marked
+// ones, matched by body as the engine's are. With a
 // scripted agent the cassette holds the judge's calls alone.
 //
 // Two more invariants check the client on the wire: "invariant: client
@@ -288,12 +334,12 @@
 // with calls by id, no call of the last answer left dangling unless the
 // run ended on an interrupt or failed) and "invariant: requests
 // accepted" (no request the provider would have refused: a malformed
-// body, a result for an unknown call id, a request after the script or
-// the cassette ran out). Such a request is answered at once with the
-// provider's error status and layout (400), so the program fails instead
-// of waiting; for a cassette that ran out, the invariant's detail shows
-// the recorded request closest to it and the body diff (-recorded
-// +requested), as a replay miss of the engine does.
+// body, a result for an unknown call id, a request after the script ran
+// out, a request the cassette does not record). Such a request is
+// answered at once with the provider's error status and layout (400), so
+// the program fails instead of waiting; for a cassette miss, the
+// invariant's detail shows the recorded request closest to it and the
+// body diff (-recorded +requested), as a replay miss of the engine does.
 //
 // # Tools
 //

@@ -49,7 +49,7 @@ func TestLoadBrokenFiles(t *testing.T) {
 		want: []string{
 			`testdata/load/unknown_keys.yaml:1:1: descripton: unknown field "descripton" (did you mean "description"?)`,
 			`testdata/load/unknown_keys.yaml:3:3: agent.knd: unknown field "knd" (did you mean "kind"?)`,
-			`testdata/load/unknown_keys.yaml:4:3: agent.flavour: unknown field "flavour": expected one of kind, model, base_url, prompt, recursion_limit, version, name, response_format, middleware, checkpointer, interrupt_before, interrupt_after, handle_tool_errors, max_concurrency, command, env, timeout, dir, nodes`,
+			`testdata/load/unknown_keys.yaml:4:3: agent.flavour: unknown field "flavour": expected one of kind, model, base_url, prompt, recursion_limit, version, name, response_format, middleware, checkpointer, interrupt_before, interrupt_after, handle_tool_errors, max_concurrency, command, env, timeout, dir, replay, nodes`,
 			`testdata/load/unknown_keys.yaml:11:9: tools[0].results[0].retrun: unknown field "retrun" (did you mean "return"?)`,
 			`testdata/load/unknown_keys.yaml:15:11: expect.final.contain: unknown field "contain" (did you mean "contains"?)`,
 		},

@@ -110,11 +110,21 @@ type Agent struct {
 	// Dir is a "command" agent's working directory, relative to the
 	// scenario file's directory; "" is that directory.
 	Dir string `json:"dir,omitempty"`
+	// Replay is how a "command" agent with a provider model replays its
+	// cassette: "" (the default) matches each request by content, and a
+	// changed request fails; ReplayByOrder answers the n-th request with
+	// the n-th recorded answer whatever it says, for cassettes another
+	// tool recorded (vcrpy, go-vcr), and the report marks the scenario.
+	Replay string `json:"replay,omitempty"`
 	// Nodes are a "graph" agent's nodes, run in order: each an agent
 	// compiled on its own and added to a MessagesState graph as a node
 	// under its name (LangGraph's add_node(name, compiled_agent)).
 	Nodes []Node `json:"nodes,omitempty"`
 }
+
+// ReplayByOrder is Agent.Replay's one value: a "command" agent's
+// cassette replayed by order, not matched by content.
+const ReplayByOrder = "by-order"
 
 // Node is one node of a "graph" agent: an agent of its own, run as a
 // subgraph in the checkpoint namespace "<name>:<task id>". The zero

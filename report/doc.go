@@ -23,7 +23,8 @@
 //     optional fields, omitted when empty, so that a passing report is
 //     byte-identical to one written before them (an older ReadJSON
 //     refuses a failing report that has them). Merge joins shards'
-//     reports into one.
+//     reports into one. Scenario.Replay ("by-order": a command agent's
+//     cassette replayed by order, agent.replay) joined v1 the same way.
 //   - JUnit XML (WriteJUnit): for CI test reporters; one <testsuite> per
 //     folder of scenarios, one <testcase> per scenario with its file and
 //     line, failed expectations at their file:line and their diffs in

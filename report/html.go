@@ -86,6 +86,8 @@ type htmlScenario struct {
 	Final, Trajectory    string
 	Golden, GoldenStatus string
 	Cassette, Wall       string
+	// Replay is Scenario.Replay: "by-order" or empty.
+	Replay string
 }
 
 type htmlExpectation struct {
@@ -141,6 +143,7 @@ func newHTMLPage(r *Report) (*htmlPage, error) {
 			Golden:       s.Golden,
 			GoldenStatus: s.GoldenStatus,
 			Cassette:     s.Cassette,
+			Replay:       s.Replay,
 		}
 		if s.Timing != nil {
 			h.Wall = seconds(s.Timing.WallMS)

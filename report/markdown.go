@@ -100,8 +100,12 @@ func writeMarkdownTable(b *strings.Builder, scenarios []Scenario, fold bool) {
 	b.WriteString("| | Scenario | Model calls | Tool calls | Tokens | Cost |\n")
 	b.WriteString("| :-: | :-- | --: | --: | --: | --: |\n")
 	for _, s := range scenarios {
+		name := mdInline(s.Name)
+		if s.Replay != "" {
+			name += " (replayed " + mdInline(s.Replay) + ")"
+		}
 		fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %s |\n",
-			statusIcon(s.Status), mdInline(s.Name), s.Usage.ModelCalls, s.Usage.ToolCalls, s.Usage.TotalTokens, cost(s.Usage))
+			statusIcon(s.Status), name, s.Usage.ModelCalls, s.Usage.ToolCalls, s.Usage.TotalTokens, cost(s.Usage))
 	}
 	if fold {
 		b.WriteString("\n</details>\n")

@@ -79,6 +79,12 @@ type Scenario struct {
 	GoldenStatus string `json:"golden_status,omitempty"`
 	// Cassette is the cassette file used, if any.
 	Cassette string `json:"cassette,omitempty"`
+	// Replay is "by-order" when the cassette was replayed by order (a
+	// command agent's agent.replay: by-order, for a cassette another
+	// tool recorded): the n-th request got the n-th recorded answer
+	// whatever it said, so a changed request did not fail it. Empty
+	// when requests were matched by content, the default.
+	Replay string `json:"replay,omitempty"`
 	// Timing is wall-clock data, kept apart so that reports compare.
 	Timing *ScenarioTiming `json:"timing,omitempty"`
 	// Transcript is the run in the golden transcripts' format, for the

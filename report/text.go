@@ -97,7 +97,13 @@ func writeTextScenario(b *strings.Builder, s *Scenario, color bool) {
 	if s.GoldenStatus == "written" || (s.GoldenStatus == "changed" && s.Status == StatusPass) {
 		fmt.Fprintf(b, "      golden %s %s\n", s.Golden, s.GoldenStatus)
 	}
+	if s.Replay != "" {
+		fmt.Fprintf(b, "      replayed %s: %s\n", s.Replay, replayNote)
+	}
 }
+
+// replayNote says what a replay by order does not check.
+const replayNote = "each request got the recorded answer at its place, whatever it said (agent.replay)"
 
 // writeRerun ends the text of a run where something failed: the list of
 // what failed, at its place, and the command that reruns just those.

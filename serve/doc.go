@@ -184,6 +184,29 @@
 // from it, and re-recording them gives the same bytes but the recorded
 // durations.
 //
+// NewReplay replays a cassette by request content, and fails closed: a
+// request gets the recorded interaction whose request matches it as the
+// engine's cassettes match (cassette.Recorder in replay mode, see package
+// cassette's Matching): the method; the path and query of the URL a
+// Recorder would have forwarded it to (UpstreamURL with the base URL the
+// cassette was recorded from, ReplayOptions.BaseURL), the scheme and
+// host left out; and the canonical JSON body, whose only equivalences are
+// cassette's (key order, whitespace, stream_options, "stream": false,
+// "n": 1, null members, a content string as one text block, tool-call
+// arguments as canonical JSON, numbers by value, credentials scrubbed)
+// plus ReplayOptions.IgnoreFields. Nothing else is normalised: the
+// requests of every example agent (examples/, five client libraries),
+// recorded twice, were byte-identical, so no field varies between
+// identical runs. Each interaction answers one request; identical
+// requests (an agent asking the same thing twice) take the identical
+// interactions in recorded order. Answers go out as NewReplayOrdered's
+// do, byte for byte, streams in their recorded events. A request that
+// matches no unused interaction is answered 400 (not a 5xx, which SDKs
+// retry), and the server's problem names it, shows the closest recorded
+// request (cassette.NearestTo's choice, "already replayed" when it is
+// used), what differs and the body diff (-recorded +requested), and says
+// how to record again (ReplayOptions.Rerecord).
+//
 // NewReplayOrdered replays a cassette by order: the n-th request of a
 // protocol gets the n-th recorded interaction of that protocol, whatever
 // its body, and the recorded status and body go out byte for byte; a
@@ -191,18 +214,32 @@
 // flushed chunk: the event boundaries are the blank lines of the
 // recorded body, the unit every SSE client reads by (the cassette format
 // keeps no TCP segment boundaries, and no client may depend on them). It
-// does not match bodies as cassette.Recorder does, and its name says so,
-// because the client in front of it is not the one that recorded: a Go
-// SDK replaying what a Python SDK recorded sends other bytes for the
-// same question. The recorded headers go out without Content-Length,
+// does not match bodies as cassette.Recorder does, and its name says so:
+// it is for a cassette another client or tool recorded (vcrpy, go-vcr),
+// whose requests a Go SDK replaying it would not send byte for byte. It
+// passes a changed request; harness uses it only when a scenario opts in
+// (agent.replay: by-order) and marks the report. The recorded headers go out without Content-Length,
 // Content-Encoding and Transfer-Encoding (the body was decoded on
 // import), with a Content-Type sniffed from the body where the recording
 // has none or names JSON for an event stream.
 //
-// NewRecorder forwards each request to the real provider (the path and
-// query kept, the keys replaced when RecorderOptions gives them; Gemini's
-// to https://generativelanguage.googleapis.com with the key as
-// x-goog-api-key, never in the URL) through a recording
+// NewRecorder forwards each request to its provider's endpoint
+// (RecorderOptions.Upstreams: a base URL per provider, as the provider's
+// SDK takes one, the public endpoint by default; a provider left out of
+// a non-nil map is refused with 400 and its request goes nowhere). The
+// upstream URL is the base URL's path joined with the client's path from
+// its endpoint on — "/chat/completions" and "/responses" for OpenAI,
+// whose base URLs end in "/v1"; "/v1/messages" for Anthropic and
+// "/v1beta/models/" for Gemini, whose do not — and the base URL's query
+// parameters, then the client's that the
+// base URL does not set, sorted (UpstreamURL): base URL
+// "https://x.openai.azure.com/openai/deployments/d?api-version=2024-10-21"
+// and a client's POST /v1/chat/completions make
+// https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21.
+// The key, when the Upstream gives one, replaces the client's in the
+// provider's header (Authorization: Bearer, x-api-key, or Gemini's
+// x-goog-api-key, never in the URL; Azure's api-key too when the client
+// sent one). It goes through a recording
 // cassette.Recorder, which scrubs credentials from what it stores, and
 // answers with the provider's answer. A JSON answer goes out once it has
 // arrived; a streamed one (Content-Type text/event-stream) is relayed

@@ -27,7 +27,7 @@ func TestRecorderForwardsAndRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ts := start(t, serve.Options{Source: serve.NewRecorder(rec, serve.RecorderOptions{OpenAIUpstream: up.URL, OpenAIKey: realKey})}, false)
+	_, ts := start(t, serve.Options{Source: serve.NewRecorder(rec, serve.RecorderOptions{Upstreams: map[string]serve.Upstream{"openai": {BaseURL: up.URL + "/v1", Key: realKey}}})}, false)
 	client := openai.NewClient(option.WithBaseURL(ts.URL+"/v1/"), option.WithAPIKey("dummy"), option.WithMaxRetries(0))
 	params := openai.ChatCompletionNewParams{Model: "gpt-4.1-mini", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}}
 	c, err := client.Chat.Completions.New(context.Background(), params)

@@ -179,8 +179,8 @@ func TestRecorderRelaysAndRecordsStreams(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv, err := serve.New(serve.Options{Source: serve.NewRecorder(rec, serve.RecorderOptions{
-				OpenAIUpstream: ups.URL, AnthropicUpstream: ups.URL, OpenAIKey: upstreamKey, AnthropicKey: upstreamKey})})
+			srv, err := serve.New(serve.Options{Source: serve.NewRecorder(rec, serve.RecorderOptions{Upstreams: map[string]serve.Upstream{
+				"openai": {BaseURL: ups.URL + "/v1", Key: upstreamKey}, "anthropic": {BaseURL: ups.URL, Key: upstreamKey}}})})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -293,7 +293,7 @@ func TestRecorderStreamBrokenOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, ts := start(t, serve.Options{Source: serve.NewRecorder(rec, serve.RecorderOptions{OpenAIUpstream: ups.URL})}, true)
+	srv, ts := start(t, serve.Options{Source: serve.NewRecorder(rec, serve.RecorderOptions{Upstreams: map[string]serve.Upstream{"openai": {BaseURL: ups.URL + "/v1"}}})}, true)
 	a := rawPost(t, ts.URL, "/v1/chat/completions", nil, `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	ts.Close()
 	if len(a.chunks) != 1 || string(a.chunks[0]) != events[0] || !a.cut {
@@ -335,7 +335,7 @@ func TestRecorderStreamOutlivesClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := serve.New(serve.Options{Source: serve.NewRecorder(rec, serve.RecorderOptions{OpenAIUpstream: ups.URL})})
+	srv, err := serve.New(serve.Options{Source: serve.NewRecorder(rec, serve.RecorderOptions{Upstreams: map[string]serve.Upstream{"openai": {BaseURL: ups.URL + "/v1"}}})})
 	if err != nil {
 		t.Fatal(err)
 	}

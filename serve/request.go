@@ -22,8 +22,9 @@ type Request struct {
 	// credentials scrubbed (see cassette.ScrubHeaders).
 	Method string
 	Path   string
-	// Query is the URL's query as received, with any key= parameter
-	// removed (Gemini's API key may travel there).
+	// Query is the request URL's raw query, which a Recorder forwards
+	// (UpstreamURL), with any key= parameter removed (Gemini's API key
+	// may travel there; a Recorder sends it as x-goog-api-key).
 	Query  string
 	Header http.Header
 	// Body is the request body as received.

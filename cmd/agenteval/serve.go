@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -36,8 +35,8 @@ language answers from the scenario instead of a real provider.
   --mode replay   replays the scenario's cassette by order: the n-th request of a
                   protocol gets its n-th recorded answer, whatever the request says
   --mode record   forwards to the real provider (OPENAI_API_KEY, ANTHROPIC_API_KEY,
-                  GOOGLE_API_KEY or GEMINI_API_KEY)
-                  and records the scenario's cassette, credentials scrubbed
+                  GEMINI_API_KEY) and records the scenario's cassette, credentials
+                  scrubbed
 
 Streamed answers go out event by event, each flushed as a provider sends it:
 scripted ones in the real services' event order, replayed ones in the events
@@ -164,7 +163,7 @@ func serveSource(s *harness.Scenario, mode, cassettePath string, limits cassette
 		if err != nil {
 			return nil, nil, fmt.Errorf("serve: %w", err)
 		}
-		src := serve.NewRecorder(rec, serve.RecorderOptions{OpenAIKey: os.Getenv("OPENAI_API_KEY"), AnthropicKey: os.Getenv("ANTHROPIC_API_KEY"), GeminiKey: cmp.Or(os.Getenv("GOOGLE_API_KEY"), os.Getenv("GEMINI_API_KEY"))})
+		src := serve.NewRecorder(rec, serve.RecorderOptions{Upstreams: serve.PublicUpstreams(os.LookupEnv)})
 		return src, rec.Stop, nil
 	}
 	return nil, nil, fmt.Errorf("serve: unknown --mode %q (want script, replay or record)", mode)
