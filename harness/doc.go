@@ -257,18 +257,18 @@
 // endpoint agent.base_url names, and only there: base_url is the
 // provider's base URL as its SDK takes it (OpenAI's with its /v1,
 // "http://127.0.0.1:8000/v1" for a local vLLM, Ollama or LiteLLM;
-// Anthropic's without; an Azure deployment
+// Anthropic's and Gemini's without a version; an Azure deployment
 // "https://NAME.openai.azure.com/openai/deployments/D?api-version=2024-10-21"),
 // and a request is sent to base_url's path joined with the client's path
 // from its endpoint on ("/chat/completions", "/responses",
-// "/v1/messages"), with base_url's query parameters, then the client's
+// "/v1/messages", "/v1beta/models/"), with base_url's query parameters, then the client's
 // that base_url does not set (serve.UpstreamURL). A request of another
 // provider than the model's (openai-compatible speaks OpenAI's
 // protocols) is refused and sent nowhere. Without base_url, a record run
 // forwards each provider's requests to its public endpoint; an
 // "openai-compatible" model needs base_url. The real key is the
 // provider's variable in agenteval's environment (OPENAI_API_KEY,
-// ANTHROPIC_API_KEY), which replaces the program's dummy key on the way
+// ANTHROPIC_API_KEY, GEMINI_API_KEY), which replaces the program's dummy key on the way
 // out and is scrubbed from the cassette. base_url is an error on a
 // scripted command agent (it has nothing to record). With a provider model the server
 // serves that model only: a request naming another gets the provider's
