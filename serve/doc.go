@@ -195,7 +195,7 @@
 // "n": 1, null members, a content string as one text block, tool-call
 // arguments as canonical JSON, numbers by value, credentials scrubbed)
 // plus ReplayOptions.IgnoreFields. Nothing else is normalised: the
-// requests of every example agent (examples/, five client libraries),
+// requests of every example agent (examples/, six client libraries),
 // recorded twice, were byte-identical, so no field varies between
 // identical runs. Each interaction answers one request; identical
 // requests (an agent asking the same thing twice) take the identical
