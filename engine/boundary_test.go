@@ -21,7 +21,7 @@ import (
 // value model).
 var (
 	runtimeFiles = []string{
-		"box.go", "channel.go", "checkpoint.go", "checkpoint_conflict.go", "debug.go", "fanout.go", "graph.go", "ids.go", "interrupt.go", "messages.go",
+		"channel.go", "checkpoint.go", "checkpoint_conflict.go", "debug.go", "fanout.go", "graph.go", "ids.go", "interrupt.go", "messages.go",
 		"msgchannel.go", "pregel.go", "reducer.go", "retry.go", "snapshot.go", "state.go", "stateapi.go", "subgraph.go", "versions.go",
 	}
 	prebuiltFiles = []string{

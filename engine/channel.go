@@ -164,20 +164,6 @@ type topic struct {
 func (c *topic) update(values []any) (bool, error) {
 	updated := len(c.values) > 0
 	c.values, c.boxed = nil, nil
-	if len(values) == 1 {
-		if _, isList := values[0].([]any); !isList {
-			// one packet (a Send per superstep, W3's): the list and its
-			// box in one allocation
-			b := &struct {
-				list []any
-				one  [1]any
-			}{}
-			b.one[0] = values[0]
-			b.list = b.one[:]
-			c.values, c.boxed = b.list, boxAnys(&b.list)
-			return true, nil
-		}
-	}
 	for _, v := range values {
 		if list, ok := v.([]any); ok {
 			c.values = append(c.values, list...)

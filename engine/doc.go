@@ -111,6 +111,13 @@
 // Chunks of one superstep therefore come in completion order; the state is
 // always in task order.
 //
+// The add_messages reducer's semantics are addMessages in reducer.go,
+// written as langgraph/graph/message.py writes it; the messages channel
+// that graphs use is a faster route that a property proves equal to it.
+// internals.md walks a superstep through the executor against LangGraph's
+// PregelLoop and lists every such fast path: what it skips, when it
+// applies, the plain route it must equal and the property that proves it.
+//
 // A messages key (one reduced by add_messages) holds a MessageList: an
 // immutable list that shares its messages with the lists it was made
 // from. It is what a node reads in its State, what a Result, a

@@ -22,15 +22,13 @@ import (
 //
 //   - calls that do not block run on the caller and the few spares that
 //     find a free processor; the spares still on their way when the calls
-//     are all claimed find none and end: no goroutine start per call, and
-//     the caller's stack is already grown. W1 (256 calls of a trivial
-//     tool) starts GOMAXPROCS+1 or so;
+//     are all claimed find none and end: no goroutine start per call,
+//     about GOMAXPROCS+1 workers whatever n;
 //   - calls that block fan out fully, on as many chains of spares as there
 //     are processors: a worker blocked in its call has already sent the
 //     next worker on its way, which runs on the processor the blocked one
 //     freed, claims the next call and sends the next, so N calls that each
-//     wait run on N workers at once (W2: 1,024 calls of 10 ms). With a
-//     single chain (one spare on its way at a time) the spare sat in its
+//     wait run on N workers at once. With a single chain (one spare on its way at a time) the spare sat in its
 //     processor's next slot, which another processor steals only after a
 //     wait, so the calls started one after another on one processor;
 //   - whatever the scheduling, there are at most min(n, limit) workers, as
@@ -53,10 +51,7 @@ func fanOutWorkers(n, limit int, do func(i int)) int {
 	}
 	f := &fan{n: int64(n), width: int64(width), do: do}
 	f.spare = func() {
-		// work(1), written out: a frame fewer under each call
-		for i := f.claim(1); i < f.n; i = f.claimNext() {
-			f.do(int(i))
-		}
+		f.work(1)
 		f.wg.Done()
 	}
 	f.workers.Store(1)
@@ -65,36 +60,22 @@ func fanOutWorkers(n, limit int, do func(i int)) int {
 	return int(f.workers.Load())
 }
 
-// fan is the shared state of one fanOut, in three groups 64 bytes (a
-// cache line) apart, so a write to one does not take from the other
-// processors the line another is read from: what every claim and call
-// reads (n, do, ...), written only by fanOut and once by the claim of
-// the last call; what a worker's start and end write (workers, wg); and
-// next, which every claim writes.
+// fan is the shared state of one fanOut.
 type fan struct {
 	n     int64 // calls
 	width int64 // at most this many workers: min(n, limit)
 	do    func(i int)
-	// spare is a spare worker's goroutine: one func value for them all,
-	// where go f.method() allocated a closure per goroutine and put a
-	// frame of its own under each, on a stack the calls that block fill
-	// (see callBatch.run)
+	// spare is a spare worker's goroutine: work(1), then done. One func
+	// value serves every spare (go f.work(1) would make a closure for
+	// each).
 	spare func()
 	// claimed is set once every call is claimed: a worker whose call
-	// returns after that reads it and ends, where an increment of next
-	// took next's cache line from the other workers (W2's 1,024 calls
-	// return after the last was claimed, on every processor at once)
+	// returns after that ends without touching next
 	claimed atomic.Bool
-	_       [64]byte
-	// workers counts the workers started, the caller included; it and
-	// wg shared a line with n and do, which every claim and call read,
-	// and each of W2's 1,024 workers' starts took that line from the
-	// processor that read it
+	// workers counts the workers started, the caller included
 	workers atomic.Int64
 	wg      sync.WaitGroup
-	_       [64]byte
 	next    atomic.Int64 // the next index to claim
-	_       [64]byte
 }
 
 // work claims and runs calls until none is left; after its first claim it

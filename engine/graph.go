@@ -331,7 +331,7 @@ type nodeUpdate struct {
 // nodeUpdate {key, []Message{m}, owned} writes, in one allocation of 256
 // bytes (the nodeUpdate beside its list and box took 288).
 type oneMessage struct {
-	list []Message // one[:], boxed in place when written (boxAt)
+	list []Message // one[:]
 	one  [1]Message
 	key  string
 }
@@ -383,9 +383,8 @@ func messageUpdateIn(ctx context.Context, key string, m Message) any {
 
 // placedMessage is the output of a built-in node that writes one message
 // under *key, when the message lies in the place where the key's channel
-// appends next (reserveMessage): list is that place, boxed in place when
-// written; key points at the graph's name of the channel. It is what a
-// oneMessage writes, in 32 bytes instead of 256.
+// appends next (reserveMessage): list is that place; key points at the
+// graph's name of the channel. Its write is a oneMessage's.
 type placedMessage struct {
 	list []Message
 	key  *string
@@ -400,20 +399,20 @@ func (r *run) writesDie() bool {
 
 // update is the nodeUpdate u stands for.
 func (u *oneMessage) update() nodeUpdate {
-	return nodeUpdate{key: u.key, value: boxMessages(&u.list), owned: true}
+	return nodeUpdate{key: u.key, value: u.list, owned: true}
 }
 
 // update is the message's write as a nodeUpdate.
 func (u *placedMessage) update() nodeUpdate {
-	return nodeUpdate{key: *u.key, value: boxMessages(&u.list), owned: true}
+	return nodeUpdate{key: *u.key, value: u.list, owned: true}
 }
 
-// emitMessage emits the write of the one-message list *list under key,
-// boxed in place, when key is one of keys (a oneMessage's or a
-// placedMessage's, without boxing a nodeUpdate).
+// emitMessage emits the write of the one-message list *list under key
+// when key is one of keys (a oneMessage's or a placedMessage's, without
+// building a nodeUpdate).
 func emitMessage(w writeTarget, keys map[string]bool, key string, list *[]Message) {
 	if keys[key] {
-		w.emit(write{channel: key, value: boxMessages(list), owned: true})
+		w.emit(write{channel: key, value: *list, owned: true})
 	}
 }
 

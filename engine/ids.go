@@ -8,11 +8,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
-	"math/bits"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/agenteval/agenteval/engine/value"
 )
@@ -122,11 +122,9 @@ func (c *seedCache) hashJSON(h hash.Hash, buf *bytes.Buffer, v any) error {
 // seedCache lets the seed of a run cost O(new input) rather than
 // O(thread) when the input is a long message list that an earlier run's
 // input began with: a run without a checkpointer gets the whole thread as
-// its input every turn, and hashing its JSON was 78% of W4's CPU at
-// 10,000 messages (2.2 of 2.8 s in a CPU profile; 1.8 µs per message).
-// A short list whose messages carry many tool calls is served too
-// (seedCached): a graph invoked again with the same AI message of 256
-// calls (W1) hashed its 15 kB of JSON every time.
+// its input every turn, and hashing all of it made a turn's cost grow
+// with the thread. A short list whose messages carry many tool calls is
+// served too (seedCached): its JSON is as long as a long thread's.
 //
 // SHA-256 is a streaming hash whose state can be saved and restored
 // (encoding.BinaryMarshaler), so an entry keeps the state just before a
@@ -184,9 +182,8 @@ func newSeedCache() *seedCache { return &seedCache{} }
 
 // seedCached reports whether the seed cache serves the list msgs: a long
 // one, or a short one whose messages hold at least seedCacheMin tool
-// calls and content blocks in all (W1's one AI message with 256 calls,
-// whose JSON took as long to write and hash as a thread of 256
-// messages).
+// calls and content blocks in all (an AI message with hundreds of calls
+// takes as long to write and hash as a thread of as many messages).
 func seedCached(msgs []Message) bool {
 	if len(msgs) >= seedCacheMin {
 		return true
@@ -418,12 +415,34 @@ func sameMessage(a, b *Message) bool {
 	return true
 }
 
-// sameRef reports whether two interface values hold the same dynamic type
-// and the same data word: the same pointer, or the same boxed value (a
-// boxed value never changes). It never panics on values == would refuse.
+// sameRef reports whether two values a message refers to are the same
+// as far as the seed cache can tell without encoding them: the same
+// pointer (what content blocks hold, *Object), equal comparable values,
+// or the same map, or slice of the same array and length. Whatever they
+// refer to is treated as immutable once a run has read it (see
+// seedCache). It never panics on values == would refuse.
 func sameRef(a, b any) bool {
-	ea, eb := (*eface)(unsafe.Pointer(&a)), (*eface)(unsafe.Pointer(&b))
-	return *ea == *eb
+	if pa, ok := a.(*Object); ok {
+		pb, ok := b.(*Object)
+		return ok && pa == pb
+	}
+	if a == nil || b == nil {
+		return a == b
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Type() != vb.Type() {
+		return false
+	}
+	if va.Comparable() {
+		return a == b
+	}
+	switch va.Kind() {
+	case reflect.Map:
+		return va.Pointer() == vb.Pointer()
+	case reflect.Slice:
+		return va.Pointer() == vb.Pointer() && va.Len() == vb.Len()
+	}
+	return false
 }
 
 // withIDs gives messages without IDs a deterministic one based on their
@@ -484,68 +503,47 @@ func formatUUID(sum *[16]byte) string {
 	return string(out[:])
 }
 
-// writeUUID is formatUUID into out, which holds 36 bytes: the digits
-// of each four bytes made at once (hexDigits), where hex.Encode's five
-// calls, a table lookup per digit, were half the cost of a run's fast
-// IDs (W2's graph makes 1,024 after its last call returned).
+// writeUUID is formatUUID into out, which holds 36 bytes: the 32 hex
+// digits of sum in the groups 8-4-4-4-12.
 func writeUUID(out []byte, sum *[16]byte) {
 	sum[6] = (sum[6] & 0x0f) | 0x80 // version 8
 	sum[8] = (sum[8] & 0x3f) | 0x80 // RFC 4122 variant
 	out = out[:36]
-	d1 := hexDigits(binary.BigEndian.Uint32(sum[4:8]))
-	d2 := hexDigits(binary.BigEndian.Uint32(sum[8:12]))
-	binary.LittleEndian.PutUint64(out[0:8], hexDigits(binary.BigEndian.Uint32(sum[0:4])))
+	hex.Encode(out[0:8], sum[0:4])
 	out[8] = '-'
-	binary.LittleEndian.PutUint32(out[9:13], uint32(d1))
+	hex.Encode(out[9:13], sum[4:6])
 	out[13] = '-'
-	binary.LittleEndian.PutUint32(out[14:18], uint32(d1>>32))
+	hex.Encode(out[14:18], sum[6:8])
 	out[18] = '-'
-	binary.LittleEndian.PutUint32(out[19:23], uint32(d2))
+	hex.Encode(out[19:23], sum[8:10])
 	out[23] = '-'
-	binary.LittleEndian.PutUint32(out[24:28], uint32(d2>>32))
-	binary.LittleEndian.PutUint64(out[28:36], hexDigits(binary.BigEndian.Uint32(sum[12:16])))
+	hex.Encode(out[24:36], sum[10:16])
 }
 
-// hexDigits returns the eight lowercase hex digits of x, most
-// significant first, as the bytes of a word from the lowest (the inverse
-// of hexWord).
-func hexDigits(x uint32) uint64 {
-	const low = 0x000f000f000f000f
-	// x's bytes, the most significant first, each in the low byte of a
-	// 16-bit lane
-	v := uint64(bits.ReverseBytes32(x))
-	v = (v | v<<16) & 0x0000ffff0000ffff
-	v = (v | v<<8) & 0x00ff00ff00ff00ff
-	// each lane's high nibble in its first byte, its low nibble in its
-	// second
-	n := v>>4&low | (v&low)<<8
-	// '0' + n, and 'a'-'0'-10 more for the nibbles from 10 (those that
-	// reach 16 with 6 added); no byte carries into the next
-	letters := (n + 0x0606060606060606) >> 4 & 0x0101010101010101
-	return n + 0x3030303030303030 + letters*('a'-'0'-10)
-}
-
-// idArena hands out the IDs a task makes up as strings cut from a few
-// larger allocations: the bytes of an ID are written once, before the
-// string over them exists, and never again, so the strings stay valid
-// (and keep their chunk alive). Chunks double from one ID to 64, so a
-// task that writes one message still allocates one ID's worth, and one
-// that writes 256 (W1's tool node) allocates 9 times, not 256.
+// idArena writes the IDs a task makes up into one growing strings.Builder
+// and cuts each from it: a Builder never changes the bytes it has handed
+// out as a string, so each ID stays valid (and keeps its buffer alive).
+// A buffer holds from one ID up to 64 before the next is started, so a
+// task that writes one message makes one ID's worth, and one that writes
+// hundreds (a tool node's messages) makes a few buffers, not one string
+// per message.
 type idArena struct {
-	buf  []byte // the unused rest of the current chunk
-	next int    // IDs in the next chunk
+	b    strings.Builder // the current buffer
+	next int             // IDs in the next buffer
 }
 
 // uuid is formatUUID of sum, in the arena.
 func (a *idArena) uuid(sum *[16]byte) string {
-	if len(a.buf) < 36 {
+	if a.b.Cap()-a.b.Len() < 36 {
 		a.next = min(max(2*a.next, 1), 64)
-		a.buf = make([]byte, 36*a.next)
+		a.b = strings.Builder{}
+		a.b.Grow(36 * a.next)
 	}
-	out := a.buf[:36:36]
-	a.buf = a.buf[36:]
-	writeUUID(out, sum)
-	return unsafe.String(&out[0], 36)
+	var out [36]byte
+	writeUUID(out[:], sum)
+	start := a.b.Len()
+	a.b.Write(out[:])
+	return a.b.String()[start:]
 }
 
 // hashHex returns the first 32 hex digits of the SHA-256 of s (interrupt
@@ -557,9 +555,8 @@ func hashHex(s string) string {
 
 // IDs of runs without a checkpointer. Nothing stores them, and a superstep
 // made up to three SHA-256 UUIDs per task (the task's, its messages' and
-// the checkpoint's, about 240 ns each): W1's graph of 256 tool calls spent
-// as long on the IDs of its tool messages as on running the calls. Such a
-// run derives them instead from a 128-bit key taken from its seed
+// the checkpoint's): a tool node's graph spent as long on the IDs of its
+// tool messages as on running trivial calls. Such a run derives them instead from a 128-bit key taken from its seed
 // (fastIDKey) and the numbers that tell them apart, mixed by a bijection of
 // 64 bits for each half of the UUID:
 //
@@ -629,17 +626,23 @@ func parseFastMessageID(key [2]uint64, id string) (uint64, bool) {
 	if len(id) != 36 || id[8] != '-' || id[13] != '-' || id[18] != '-' || id[23] != '-' {
 		return 0, false
 	}
-	// the 32 digits as four words of eight ASCII bytes, the first digit
-	// in the lowest byte
-	a, ok1 := hexWord(ascii4(id[0:4]) | ascii4(id[4:8])<<32)
-	b, ok2 := hexWord(ascii4(id[9:13]) | ascii4(id[14:18])<<32)
-	c, ok3 := hexWord(ascii4(id[19:23]) | ascii4(id[24:28])<<32)
-	d, ok4 := hexWord(ascii4(id[28:32]) | ascii4(id[32:36])<<32)
-	if !ok1 || !ok2 || !ok3 || !ok4 {
+	var digits [32]byte
+	copy(digits[0:8], id[0:8])
+	copy(digits[8:12], id[9:13])
+	copy(digits[12:16], id[14:18])
+	copy(digits[16:20], id[19:23])
+	copy(digits[20:32], id[24:36])
+	var sum [16]byte
+	if _, err := hex.Decode(sum[:], digits[:]); err != nil {
 		return 0, false
 	}
-	first := uint64(a)<<32 | uint64(b)
-	second := uint64(c)<<32 | uint64(d)
+	for _, c := range digits {
+		if 'A' <= c && c <= 'F' {
+			return 0, false // writeUUID writes lowercase digits only
+		}
+	}
+	first := binary.BigEndian.Uint64(sum[:8])
+	second := binary.BigEndian.Uint64(sum[8:])
 	if second>>62 != 2 || (first>>12)&0xf != 8 {
 		return 0, false // not version 8 with the RFC 4122 variant
 	}
@@ -654,37 +657,6 @@ func parseFastMessageID(key [2]uint64, id string) (uint64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// ascii4 returns the four bytes of s as a word, s[0] in the lowest byte.
-func ascii4(s string) uint64 {
-	_ = s[3]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
-}
-
-// hexWord decodes eight lowercase hex digits (as hex.Encode writes them),
-// the first in the lowest byte of x, all eight at once: it reports false
-// when any byte is not one.
-func hexWord(x uint64) (uint32, bool) {
-	const high, ones = 0x8080808080808080, 0x0101010101010101
-	// the bytes at least n: each byte with its high bit set, less n,
-	// keeps its high bit exactly when it was at least n (no borrow
-	// crosses a byte); ASCII bytes only
-	atLeast := func(n uint64) uint64 { return ((x | high) - n*ones) & high }
-	digit := atLeast('0') &^ atLeast('9'+1)
-	letter := atLeast('a') &^ atLeast('f'+1)
-	if x&high != 0 || digit|letter != high {
-		return 0, false
-	}
-	// '0'-'9' are 0x30-0x39, 'a'-'f' 0x61-0x66: the low nibble, plus 9
-	// when bit 6 is set
-	n := x&0x0f0f0f0f0f0f0f0f + (x>>6&ones)*9
-	// pairs of nibbles into bytes, the first digit the high nibble, then
-	// the four bytes together, the first the most significant
-	n = (n<<4 | n>>8) & 0x00ff00ff00ff00ff
-	n = (n | n>>8) & 0x0000ffff0000ffff
-	n = (n | n>>16) & 0xffffffff
-	return bits.ReverseBytes32(uint32(n)), true
 }
 
 // unmix64 is the inverse of mix64: each xorshift by 33 is its own

@@ -6,7 +6,6 @@ import (
 	"iter"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 )
 
 // MessageList is an immutable list of messages that shares its messages
@@ -186,6 +185,15 @@ type flatExt struct {
 	buf []Message
 }
 
+// arrayOf is the identity of s's array: the address of its first place,
+// nil when s has no places (a list with nothing to share).
+func arrayOf(s []Message) *Message {
+	if cap(s) == 0 {
+		return nil
+	}
+	return &s[:1][0]
+}
+
 // extendFlat returns the messages of p's chain followed by items, in one
 // slice clipped to its length. Items are the messages of a node that
 // follows p: items of the node last asked for, or a longer prefix of the
@@ -205,16 +213,16 @@ func (p *listNode) extendFlat(items []Message) []Message {
 	if e.buf == nil {
 		if taken := p.takeFlat(); taken != nil {
 			// p's chain, taken from the node before p: go on after it
-			e.src, e.buf = unsafe.SliceData(items), taken
+			e.src, e.buf = arrayOf(items), taken
 		}
 	}
 	switch have := len(e.buf) - base; {
-	case e.buf == nil || e.src != unsafe.SliceData(items):
+	case e.buf == nil || e.src != arrayOf(items):
 		head := MessageList{n: p}.Slice()
 		buf := make([]Message, want, want+max(want/2, 4))
 		copy(buf, head)
 		copy(buf[base:], items)
-		e.src, e.buf = unsafe.SliceData(items), buf
+		e.src, e.buf = arrayOf(items), buf
 	case len(items) > have:
 		// beyond the array's length, where no slice returned reaches;
 		// append moves to a larger array when it has no room
@@ -240,7 +248,7 @@ func (p *listNode) takeFlat() []Message {
 	pe.mu.Lock()
 	defer pe.mu.Unlock()
 	base := p.off + len(p.items)
-	if pe.src != unsafe.SliceData(p.items) || len(pe.buf) != base || cap(pe.buf) == base {
+	if pe.src != arrayOf(p.items) || len(pe.buf) != base || cap(pe.buf) == base {
 		return nil
 	}
 	buf := pe.buf
@@ -260,13 +268,13 @@ func (p *listNode) rekeyFlat(src, dst []Message, n int) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.src != unsafe.SliceData(src) || e.buf == nil {
+	if e.src != arrayOf(src) || e.buf == nil {
 		return
 	}
 	if keep := p.off + len(p.items) + n; len(e.buf) > keep {
 		e.buf = e.buf[:keep]
 	}
-	e.src = unsafe.SliceData(dst)
+	e.src = arrayOf(dst)
 }
 
 // forgetFlatPast forgets what p's array holds of src (an array that

@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"sync/atomic"
-	"unsafe"
 )
 
 // messagesChan is the channel of a key reduced by add_messages. It behaves
@@ -34,7 +33,7 @@ import (
 //   - A message a task of a run without a checkpointer wrote without an ID
 //     has a fresh ID the run made up (mintState): it is appended without
 //     looking its ID up, and its position is indexed only when a later
-//     lookup needs it (tailIdx). W1's graph (256 tool messages, then END)
+//     lookup needs it (tailIdx): a graph that only appends such messages
 //     never builds an index.
 type messagesChan struct {
 	key  string
@@ -134,8 +133,7 @@ func (h *sizeHint) note(n int) {
 // before the superstep applies it). A messages channel of a run without a
 // checkpointer that appends the whole list, every message with an ID the
 // run made up (so none replaces one of the list: see mintState), takes
-// the list as a node of its own list instead of copying it: W2's graph
-// copied 1,024 tool messages (213 kB) into the channel per invocation.
+// the list as a node of its own list instead of copying it.
 type listRoom struct {
 	full []Message
 	// taken says a channel took the list: a list written to two channels
@@ -191,7 +189,7 @@ func (c *messagesChan) setList(l MessageList) {
 // When the tail has reached half the size of base's last node, that node
 // is taken into the tail (one copy), so the chain stays short.
 func (c *messagesChan) commitTail(tail []Message) {
-	if b := c.base.n; b != nil && cap(c.tail) > 0 && unsafe.SliceData(tail) == unsafe.SliceData(c.tail) {
+	if b := c.base.n; b != nil && cap(c.tail) > 0 && arrayOf(tail) == arrayOf(c.tail) {
 		// appended in place: a fork in place of a failed attempt may have
 		// written (and sliced) other messages there (see forgetFlatPast)
 		b.forgetFlatPast(tail, len(c.tail))
@@ -213,7 +211,7 @@ func (c *messagesChan) commitTail(tail []Message) {
 		c.base, tail = MessageList{n: b.prev}, merged
 	}
 	c.tail = tail
-	if f := c.forked; f != nil && f.prev == c.base.n && len(f.items) == len(tail) && unsafe.SliceData(f.items) == unsafe.SliceData(tail) && f.bare() {
+	if f := c.forked; f != nil && f.prev == c.base.n && len(f.items) == len(tail) && arrayOf(f.items) == arrayOf(tail) && f.bare() {
 		// the node a fork in place made over the same places: the same
 		// node as the one made here would be (see forked)
 		c.list, c.forked = MessageList{n: f}, nil
@@ -665,8 +663,7 @@ func rebuild(l MessageList, replaced map[int]Message, tail []Message, remove map
 // copying it, when right is the update's room (see listRoom) and every
 // message of it has an ID the run made up and no message of the list has.
 // A room whose task minted every ID (listRoom.minted) is checked by its
-// first and last IDs (freshRun); another, message by message: W2's graph
-// parsed 1,024 IDs after its calls had all returned.
+// first and last IDs (freshRun); another, message by message.
 func (c *messagesChan) takeRoom(right []Message) bool {
 	r := c.room
 	if r == nil || r.taken || c.mint == nil || !r.holds(right) || c.list.n.depthAtLeast(maxRoomDepth) {
@@ -703,7 +700,7 @@ func (c *messagesChan) grow(tail []Message, n int) []Message {
 		}
 	}
 	out := growTail(tail, n)
-	if b := c.base.n; b != nil && cap(c.tail) > 0 && unsafe.SliceData(tail) == unsafe.SliceData(c.tail) {
+	if b := c.base.n; b != nil && cap(c.tail) > 0 && arrayOf(tail) == arrayOf(c.tail) {
 		b.rekeyFlat(c.tail, out, len(c.tail))
 	}
 	return out

@@ -90,8 +90,8 @@ func (r *run) store() Store {
 // StreamMode selects what Stream yields.
 type StreamMode string
 
-// modeSet is a set of stream modes, a bit each: a superstep asks it a
-// dozen times, a map lookup each was 8% of W3's CPU.
+// modeSet is a set of stream modes, a bit each (a superstep asks it a
+// dozen times).
 type modeSet uint16
 
 // modeBit is the bit of m; modes the engine does not know share the last.
@@ -566,11 +566,8 @@ func (r *run) spareTask() *task {
 	t, r.taskPool = r.taskPool[k-1], r.taskPool[:k-1]
 	// the rest of the ID arena's chunk goes on to the next task: its
 	// bytes are written once, so the IDs cut from it before stay as
-	// they are (W3: one allocation per 16 IDs, not per ID)
+	// they are
 	ids, one := t.ids, t.one
-	// zeroed in place: task{ids: ids, one: one} was built on the stack
-	// and copied over t, twice the stores and a write barrier over all of
-	// it (110 ns a task in W3 with Memory, whose GC is often on)
 	*t = task{}
 	t.ids, t.one = ids, one
 	return t
@@ -1543,7 +1540,8 @@ func (r *run) freshState(t *task, ws []write) (State, error) {
 	if r.lendsInput(t) {
 		// the node's input, read from the same keys, and nobody holds it
 		// any more: its map takes the fresh values (a map of two keys is
-		// two allocations, 336 bytes: W3's router read one every cycle)
+		// two allocations, and the prebuilt agent's router reads one
+		// every cycle)
 		s, t.input, t.inputLent = t.input, nil, true
 	} else {
 		s = make(State, len(keys))
@@ -2308,7 +2306,7 @@ func (r *run) updatedNames(upd []string) []string {
 func (r *run) updatedChannelsSlow() []string {
 	var buf [8]string
 	upd := r.updatedNames(buf[:0])
-	// supersteps often alternate between two lists (W3: the agent's
+	// supersteps often alternate between two lists (the agent's
 	// writes, then the tools'): the two last lists made are reused
 	for i, prev := range r.put.updated {
 		if prev != nil && slices.Equal(upd, prev) {

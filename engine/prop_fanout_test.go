@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"unsafe"
 
 	"pgregory.net/rapid"
 )
@@ -82,33 +81,5 @@ func propFanOutRunsEachCallOnce(t *rapid.T) {
 	}
 	if workers > width || (n > 0 && workers < 1) {
 		t.Fatalf("%d workers for %d calls at most %d at a time", workers, n, width)
-	}
-}
-
-// TestFanFieldsKeepTheirLines: the three groups of fan's fields (see
-// fan) lie at least a cache line apart, whatever the struct's alignment,
-// so a claim's write of next or a worker's start does not take from
-// the other processors the line with what every claim reads. (Dropping a
-// pad, or moving workers back beside do, fails it.)
-func TestFanFieldsKeepTheirLines(t *testing.T) {
-	const line = 64
-	var f fan
-	tests := []struct {
-		reason                 string
-		lastOfGroup, nextGroup uintptr
-	}{
-		{"what a claim reads ends a line before workers begins", unsafe.Offsetof(f.claimed) + unsafe.Sizeof(f.claimed), unsafe.Offsetof(f.workers)},
-		{"what a worker's start and end write ends a line before next", unsafe.Offsetof(f.wg) + unsafe.Sizeof(f.wg), unsafe.Offsetof(f.next)},
-		{"next ends a line before the struct does (its neighbour in memory)", unsafe.Offsetof(f.next) + unsafe.Sizeof(f.next), unsafe.Sizeof(f)},
-	}
-	for _, tc := range tests {
-		if tc.nextGroup-tc.lastOfGroup < line {
-			t.Errorf("%s: %d bytes apart, want %d or more", tc.reason, tc.nextGroup-tc.lastOfGroup, line)
-		}
-	}
-	for _, read := range []uintptr{unsafe.Offsetof(f.n), unsafe.Offsetof(f.width), unsafe.Offsetof(f.do), unsafe.Offsetof(f.spare)} {
-		if read > unsafe.Offsetof(f.claimed) {
-			t.Errorf("a field every claim reads (offset %d) lies after claimed, among what is written", read)
-		}
 	}
 }

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"encoding/binary"
-	"encoding/hex"
 	"strings"
 	"testing"
 
@@ -97,6 +95,7 @@ func TestParseFastMessageIDRejects(t *testing.T) {
 		{good[:10] + "g" + good[11:], "not a hex digit"},
 		{uuidFromHash("a"), "a hashed ID"},
 		{"call_1", "a caller's ID"},
+		{strings.ToUpper(good), "uppercase digits, which writeUUID never writes"},
 		{good[:14] + "4" + good[15:], "version 4, not 8"},
 		{good[:19] + "c" + good[20:], "another variant"},
 		{good[:35] + string("0123456789abcdef"[(strings.IndexByte("0123456789abcdef", good[35])+1)%16]), "last digit changed"},
@@ -105,32 +104,6 @@ func TestParseFastMessageIDRejects(t *testing.T) {
 			t.Errorf("%s: %q parses", tc.why, tc.id)
 		}
 	}
-}
-
-// TestPropHexWordMatchesHexDecode: hexWord takes eight bytes at once as
-// lowercase hex digits exactly when hex.DecodeString takes them as
-// lowercase ones, with the same value. Bytes are drawn around every edge
-// of the two digit ranges ('/', '0', '9', ':', '`', 'a', 'f', 'g', the
-// uppercase letters, non-ASCII). A range check off by one, or one that
-// takes 'A'-'F', fails.
-func TestPropHexWordMatchesHexDecode(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		alphabet := []byte("/09:@AFG`afg0123456789abcdef\x00\x7f\x80\xb0\xe1\xff")
-		var b [8]byte
-		for i := range b {
-			b[i] = rapid.SampledFrom(alphabet).Draw(t, "byte")
-		}
-		s := string(b[:])
-		got, ok := hexWord(ascii4(s[:4]) | ascii4(s[4:])<<32)
-		dec, err := hex.DecodeString(s)
-		want := err == nil && strings.ToLower(s) == s
-		if ok != want {
-			t.Fatalf("hexWord(%q) ok = %v, want %v", s, ok, want)
-		}
-		if ok && got != binary.BigEndian.Uint32(dec) {
-			t.Fatalf("hexWord(%q) = %#x, want %x", s, got, dec)
-		}
-	})
 }
 
 // TestPropHashedIDsInArena: hashed IDs cut from an arena (a run's task

@@ -5,43 +5,9 @@ import (
 	"math/bits"
 	"slices"
 	"testing"
-	"unsafe"
 
 	"pgregory.net/rapid"
 )
-
-// msgsModel is add_messages written plainly: each update message replaces
-// the last message with its ID, marks it removed or is appended; RemoveAll
-// keeps only what follows it.
-func msgsModel(left, right []Message) ([]Message, error) {
-	for i := len(right) - 1; i >= 0; i-- {
-		if right[i].Type == TypeRemove && right[i].ID == RemoveAllMessages {
-			return slices.Clone(right[i+1:]), nil
-		}
-	}
-	merged := slices.Clone(left)
-	removed := map[string]bool{}
-	for _, m := range right {
-		i := -1 // the last message with the ID, as add_messages's index
-		for j := range merged {
-			if merged[j].ID == m.ID {
-				i = j
-			}
-		}
-		switch {
-		case i >= 0 && m.Type == TypeRemove:
-			removed[m.ID] = true
-		case i >= 0:
-			delete(removed, m.ID)
-			merged[i] = m
-		case m.Type == TypeRemove:
-			return nil, fmt.Errorf("unknown id %q", m.ID)
-		default:
-			merged = append(merged, m)
-		}
-	}
-	return slices.DeleteFunc(merged, func(m Message) bool { return removed[m.ID] }), nil
-}
 
 func renderMsgs(ms []Message) []string {
 	out := make([]string, len(ms))
@@ -178,7 +144,7 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 		apply := func(ch *messagesChan, model []Message, right []Message, label string) []Message {
 			before := renderMsgs(listMsgs(ch.list))
 			_, err := ch.update([]any{right})
-			want, werr := msgsModel(model, right)
+			want, werr := addMessages(model, right)
 			if (err != nil) != (werr != nil) {
 				t.Fatalf("%s: error = %v, model's error = %v", label, err, werr)
 			}
@@ -262,13 +228,13 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 			before := model
 			model = nil
 			if _, err := n.update([]any{out}); err != nil {
-				if _, werr := msgsModel(nil, want.([]Message)); werr == nil {
+				if _, werr := addMessages(nil, want.([]Message)); werr == nil {
 					t.Fatalf("input: %v", err)
 				}
 				model = before
 				return c
 			}
-			wantList, _ := msgsModel(nil, want.([]Message))
+			wantList, _ := addMessages(nil, want.([]Message))
 			check(n, wantList, "input")
 			model = wantList
 			return n
@@ -371,7 +337,7 @@ func TestPropMessagesChannelMatchesModel(t *testing.T) {
 				}
 				want, werr := model, error(nil)
 				for _, v := range values {
-					if want, werr = msgsModel(want, v.([]Message)); werr != nil {
+					if want, werr = addMessages(want, v.([]Message)); werr != nil {
 						break
 					}
 				}
@@ -581,7 +547,7 @@ func TestSlicesShareOneArray(t *testing.T) {
 		if !slices.Equal(renderMsgs(got), renderMsgs(want)) {
 			t.Fatalf("step %d: Slice = %v", i, renderMsgs(got))
 		}
-		arrays[unsafe.SliceData(got)] = true
+		arrays[arrayOf(got)] = true
 		c.resetPrefix() // a checkpoint takes the list
 	}
 	if max := 4 * bits.Len(n); len(arrays) > max {

@@ -608,43 +608,13 @@ func (a *reactAgent) shouldContinue(_ context.Context, state State) (any, error)
 	return toolSends(last.ToolCalls, state), nil
 }
 
-// typeToolCallWithContext is the type word of a boxed ToolCallWithContext
-// (see boxAt).
-var typeToolCallWithContext = typeWord(ToolCallWithContext{})
-
-// boxToolCall is any(*p) for a tool call with its state, without the
-// copy.
-func boxToolCall(p *ToolCallWithContext) any { return boxAt(typeToolCallWithContext, p) }
-
 // toolSends is the router's answer for calls: a Send to "tools" per call,
-// with the call and the state, boxed in place (boxAt) where any(Send{...})
-// would allocate the Send and its argument once each. One call (W3's
-// every cycle) takes one allocation where it took four; n calls three.
+// with the call and the state (create_react_agent's should_continue for
+// version "v2", langgraph/prebuilt/chat_agent_executor.py).
 func toolSends(calls []ToolCall, state State) any {
-	if len(calls) == 1 {
-		b := &struct {
-			list []any
-			one  [1]any
-			send Send
-			tc   ToolCallWithContext
-		}{}
-		b.tc = ToolCallWithContext{Call: calls[0], State: state}
-		b.send = Send{Node: "tools", Arg: boxToolCall(&b.tc)}
-		b.one[0] = boxSend(&b.send)
-		b.list = b.one[:]
-		return boxAnys(&b.list)
-	}
-	type toolSend struct {
-		send Send
-		tc   ToolCallWithContext
-	}
-	block := make([]toolSend, len(calls))
 	sends := make([]any, len(calls))
 	for i, tc := range calls {
-		b := &block[i]
-		b.tc = ToolCallWithContext{Call: tc, State: state}
-		b.send = Send{Node: "tools", Arg: boxToolCall(&b.tc)}
-		sends[i] = boxSend(&b.send)
+		sends[i] = Send{Node: "tools", Arg: ToolCallWithContext{Call: tc, State: state}}
 	}
 	return sends
 }

@@ -1,5 +1,10 @@
 package engine
 
+import (
+	"fmt"
+	"slices"
+)
+
 // AddMessagesReducer is LangGraph's add_messages: new messages are
 // appended, a message with an ID already in the list replaces it in place,
 // a RemoveMessage deletes the message with its ID, and a RemoveMessage with
@@ -99,15 +104,61 @@ type writeNormalizer interface {
 	normalizeWrite(v any, ids idSource, inPlace bool) (any, error)
 }
 
-// AddMessages merges right into left as the add_messages reducer does.
-// Neither slice is modified (the result may share left's array when right
-// changes nothing). Messages without IDs get IDs derived from their
-// position, so the result is deterministic. It is the messages channel's
-// own merge (messagesChan.add) on a channel holding left.
-func AddMessages(left, right []Message) ([]Message, error) {
-	c := newMessagesChan("").restore(left, true).(*messagesChan)
-	if err := c.add(right); err != nil {
-		return nil, err
+// AddMessages merges right into left as LangGraph's add_messages reducer
+// does (addMessages). Neither slice is modified. Messages without IDs get
+// IDs derived from their content and position, so the result is
+// deterministic.
+func AddMessages(left, right []Message) ([]Message, error) { return addMessages(left, right) }
+
+// addMessages is add_messages (langgraph/graph/message.py) on lists of
+// messages, written as LangGraph writes it. It is the specification of
+// the messages channel (messagesChan.add), whose faster route must give
+// the same list for every input (TestPropMessagesChannelIsAddMessages):
+//
+//  1. every message without an ID gets one: left's from their position,
+//     right's from their position after left (withIDs; LangGraph draws a
+//     random uuid4, the engine hashes so runs are reproducible);
+//  2. when right holds a RemoveMessage of RemoveAllMessages, the result
+//     is what follows the last such one in right;
+//  3. otherwise, in right's order: a message whose ID the list has (the
+//     last message with that ID, left's or one appended before it)
+//     replaces it in place, or marks it removed when it is a
+//     RemoveMessage (a later message with the ID unmarks it); a message
+//     with a new ID is appended; a RemoveMessage of an ID the list does
+//     not have is an error;
+//  4. the messages marked removed are dropped.
+func addMessages(left, right []Message) ([]Message, error) {
+	left = withIDs(left, "left", 0)
+	right = withIDs(right, "right", len(left))
+	for i := len(right) - 1; i >= 0; i-- {
+		if m := right[i]; m.Type == TypeRemove && m.ID == RemoveAllMessages {
+			return append([]Message{}, right[i+1:]...), nil
+		}
 	}
-	return c.view(), nil
+	merged := append(make([]Message, 0, len(left)+len(right)), left...)
+	byID := make(map[string]int, len(left)+len(right))
+	for i, m := range merged {
+		byID[m.ID] = i
+	}
+	removed := map[string]bool{}
+	for _, m := range right {
+		if i, ok := byID[m.ID]; ok {
+			if m.Type == TypeRemove {
+				removed[m.ID] = true
+				continue
+			}
+			delete(removed, m.ID)
+			merged[i] = m
+			continue
+		}
+		if m.Type == TypeRemove {
+			return nil, NewError("ValueError", fmt.Sprintf("Attempting to delete a message with an ID that doesn't exist ('%s')", m.ID))
+		}
+		byID[m.ID] = len(merged)
+		merged = append(merged, m)
+	}
+	if len(removed) > 0 {
+		merged = slices.DeleteFunc(merged, func(m Message) bool { return removed[m.ID] })
+	}
+	return merged, nil
 }

@@ -4,30 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
-	"unsafe"
 )
-
-// TestTaskFrameSizes: a task's frame is one allocation per task, the
-// most frequent of a superstep; the frame of a node that does not read
-// its Runtime every time (most) must stay in the 80-byte size class, and
-// one with its Runtime in it in the 192-byte class (they were 256 bytes
-// both). A field added to the scratchpad or the frame that pushes them
-// into the next class fails this: put it behind a pointer if only rare
-// paths need it (as interrupts and owned lists are).
-func TestTaskFrameSizes(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		size uintptr
-		max  uintptr
-	}{
-		{"taskFrame", unsafe.Sizeof(taskFrame{}), 80},
-		{"taskFrameRT", unsafe.Sizeof(taskFrameRT{}), 192},
-	} {
-		if tc.size > tc.max {
-			t.Errorf("%s is %d bytes, want at most %d (its malloc size class)", tc.name, tc.size, tc.max)
-		}
-	}
-}
 
 // frameFor is a frame of a task of node "n" at step 3 of 10 in a bare run.
 func frameFor(clock Clock) *taskFrame {

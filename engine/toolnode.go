@@ -348,9 +348,8 @@ func (n *ToolNode) invokeRoom(ctx context.Context, input any, inGraph bool, room
 	}
 	// each call's answer goes to its own slot: a tool message in msgs (the
 	// node's output when no call answered with a Command), or a command
-	// in cmds. A Message boxed in an any cost an allocation of 200 bytes
-	// per call (W1: 4.05 -> 3.09 allocations per call with this and the
-	// preparedCall on the stack).
+	// in cmds; the slots are in call order whatever order the calls
+	// finish in (ToolNode's outputs follow tool_calls).
 	var msgs []Message
 	// in a graph, the answers are the task's own list, which the
 	// messages channel may take as it is (see listRoom)
@@ -390,9 +389,8 @@ func (n *ToolNode) invokeRoom(ctx context.Context, input any, inGraph bool, room
 // callBatch.run, whose answer lands in the call's slots.
 //
 // The calls' validated arguments are made together (value.NewObjects)
-// when the tools' schemas have the fast path: one allocation of 128
-// bytes per call was 12% of W1's CPU, and as many again in the GC's
-// sweeping of their spans.
+// when the tools' schemas have the fast path: one allocation for the
+// batch, not one per call.
 func (n *ToolNode) runPrepared(ctx context.Context, calls []ToolCall, states callStates, kind inputKind, rt *Runtime, limit int, capped bool, msgs []Message) (cmds []*Command, errs []error) {
 	b := &callBatch{n: n, ctx: ctx, calls: calls, states: states, kind: kind, rt: rt, capped: capped, msgs: msgs}
 	if n.argsCap > 0 {
@@ -431,11 +429,7 @@ type callOutcomes struct {
 
 // outcome records call i's command or error, one of them set, making
 // the batch's slots for them when they are the first: a batch whose calls
-// all answer with a tool message (W2's 1,024) makes none, where two
-// slices of them were 24 kB of the 700 that W2's graph allocates per
-// invocation, and every byte of them brings the next GC cycle nearer,
-// which then runs while the calls wait (see callBatch.settled for why
-// the slots are written only then).
+// all answer with a tool message (the common case) makes none.
 func (b *callBatch) outcome(i int, cmd *Command, err error) {
 	o := b.outs.Load()
 	if o == nil {
@@ -447,18 +441,10 @@ func (b *callBatch) outcome(i int, cmd *Command, err error) {
 	o.cmds[i], o.errs[i] = cmd, err
 }
 
-// run runs call i as runCall does. While a tool runs, run's is the only
-// frame of the node's below the worker's loop: what comes before the
-// tool (lookup, validation) is prepare's and what comes after is
-// finish's, frames that are gone while it runs, and the tool's panic is
-// recovered here rather than in a frame of its own (runTool). A call that
-// blocks holds its worker's stack below the tool, and a worker starts
-// with a small stack that grows (a copy of the stack, unwound frame by
-// frame) once the frames pass its size: the node's frames under a
-// spare worker's tool went from about 850 to 260 bytes, and W2's tool (a
-// timer and a select) now fits with them in a new goroutine's starting
-// stack of 2 KiB. The growth of the 1,024 workers' stacks doubled the
-// time it took to start W2's calls (TestToolCallsKeepStartingStacks).
+// run runs call i as runCall does, in three parts: prepare (lookup and
+// validation), the tool, finish (error handling and the tool message).
+// A panic of the tool becomes the call's error (recoverTool), as
+// runTool's does.
 func (b *callBatch) run(i int) {
 	if b.capped && b.ctx.Err() != nil {
 		b.outcome(i, nil, b.ctx.Err())
@@ -468,32 +454,13 @@ func (b *callBatch) run(i int) {
 	if j < 0 {
 		return
 	}
-	// running says a panic is the tool's (see recoverTool): a flag on
-	// the stack, where the call's error slot, written before and after
-	// the tool, shared its cache line with three other calls' slots that
-	// other workers wrote as their tools returned
+	// running says a panic is the tool's (see recoverTool)
 	running := true
 	defer b.recoverTool(i, &running)
-	var result any
-	var err error
-	if ft, ok := b.n.tools[j].(*funcTool); ok && ft.fn != nil {
-		// the invocation made in the call's argument registers, not on
-		// the stack first
-		call := &b.calls[i]
-		result, err = ft.fn(b.ctx, ToolInvocation{Call: ToolCall{Name: call.Name, Args: args, ID: call.ID}, Runtime: b.rt})
-	} else {
-		result, err = b.invokeTool(i, j, args)
-	}
+	call := &b.calls[i]
+	result, err := b.n.tools[j].Invoke(b.ctx, ToolInvocation{Call: ToolCall{Name: call.Name, Args: args, ID: call.ID}, Runtime: b.rt})
 	running = false
 	b.finish(i, j, result, err)
-}
-
-// invokeTool is run's call of tool j's Invoke, whose arguments (the
-// invocation by value after the tool) take more stack than run keeps for
-// a call.
-func (b *callBatch) invokeTool(i, j int, args *Object) (any, error) {
-	call := &b.calls[i]
-	return b.n.tools[j].Invoke(b.ctx, ToolInvocation{Call: ToolCall{Name: call.Name, Args: args, ID: call.ID}, Runtime: b.rt})
 }
 
 // prepare looks call i's tool up, validates its arguments and returns
@@ -534,10 +501,8 @@ func (b *callBatch) finish(i, j int, result any, err error) {
 
 // settled settles call i's outcome (settle) into its slots. The command
 // and error slots, nil as made, are written only when the answer is one:
-// a call's slot shares its cache line with other calls' (eight commands
-// or four errors to a line), and nil written to every call's slots as
-// the tools returned made the workers of W2's 1,024 calls take those
-// lines from each other.
+// writing nil into every call's slot as its tool returns would make the
+// workers write into the same memory as each other for nothing.
 func (b *callBatch) settled(i int, def *ToolDef, result any, err error) {
 	if cmd, err := b.n.settle(&b.msgs[i], &b.calls[i], def, result, err, b.kind); cmd != nil || err != nil {
 		b.outcome(i, cmd, err)
@@ -561,13 +526,12 @@ func (b *callBatch) recoverTool(i int, running *bool) {
 // its arguments validated into dst when it is not nil and they take the
 // schema's fast path, its tool message written to *out; it returns the call's command or
 // error otherwise. The common call, a registered tool without injected
-// arguments called with arguments its schema accepts, runs here with a
-// small frame: nothing but the invocation on the stack, no request or
-// preparedCall built and copied, the tool message written once into its
-// slot. Every other call (an unknown tool, injected arguments,
-// arguments that fail validation, which validates them again) takes
-// runGeneral. (The calls of a batch take callBatch.run, which answers as
-// runCall does with fewer frames under the tool.)
+// arguments called with arguments its schema accepts, runs here: no
+// ToolCallRequest or preparedCall is built, the tool message is written
+// once into its slot. Every other call (an unknown tool, injected
+// arguments, arguments that fail validation, which validates them again)
+// takes runGeneral, which must answer the common call alike. (The calls
+// of a batch take callBatch.run, which answers as runCall does.)
 func (n *ToolNode) runCall(ctx context.Context, call *ToolCall, state State, kind inputKind, rt *Runtime, dst *Object, out *Message) (*Command, error) {
 	j, ok := n.byName[call.Name]
 	if !ok || len(n.defs[j].Inject) > 0 {
@@ -795,9 +759,7 @@ type injectError struct{ err error }
 func (e injectError) Error() string { return e.err.Error() }
 
 // preparedCall is a call validated and ready to run, or answered: by
-// prepare (unknown tool, invalid arguments; done is set) or by finish. It
-// lives on its caller's stack: allocated by prepare it cost 300 bytes per
-// call.
+// prepare (unknown tool, invalid arguments; done is set) or by finish.
 type preparedCall struct {
 	req ToolCallRequest
 	// def is the registered tool's definition (read only), nil for a tool
@@ -937,25 +899,13 @@ func (n *ToolNode) validateCall(idx int, p *preparedCall, kind inputKind) (resul
 
 // runTool calls the tool, turning a panic into an error and applying the
 // tool's own handle_tool_error to ToolExceptions.
-//
-// A call that blocks sits on its worker's stack below runTool, which
-// grows (a copy of the whole stack) once the frames pass the goroutine's
-// starting size: runTool therefore keeps a small frame (the error's
-// handling is toolError's), and a tool made by NewTool has its function
-// called directly, one frame fewer. Both cut the stack under W2's tool
-// (a timer and a select) from about 1,140 to 700 bytes of the engine's
-// frames, and the stack growth measured 11% of W2's CPU.
 func (n *ToolNode) runTool(ctx context.Context, tool Tool, def *ToolDef, inv *ToolInvocation) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = panicError(inv.Call.Name, p)
 		}
 	}()
-	if ft, ok := tool.(*funcTool); ok && ft.fn != nil {
-		result, err = ft.fn(ctx, *inv)
-	} else {
-		result, err = tool.Invoke(ctx, *inv)
-	}
+	result, err = tool.Invoke(ctx, *inv)
 	if err != nil && def.HandleToolError.Enabled {
 		return toolError(def, result, err)
 	}
@@ -1062,20 +1012,13 @@ func allBlocks(list []any) bool {
 }
 
 // shapeResult makes a tool's result the call's answer: a tool message in
-// out, or a command. The usual result, a string, is shaped here, in a
-// small frame; the others by shapeOther, whose type switch keeps a copy
-// of each kind of result on its stack.
+// out, or a command, as ToolNode handles what a tool returned
+// (langgraph/prebuilt/tool_node.py).
 func (n *ToolNode) shapeResult(out *Message, result any, call *ToolCall, def *ToolDef, kind inputKind) (*Command, error) {
-	if t, ok := result.(string); ok {
+	switch t := result.(type) {
+	case string:
 		setToolMessage(out, Text(t), def.Name, call.ID, StatusSuccess, nil)
 		return nil, nil
-	}
-	return n.shapeOther(out, result, call, def, kind)
-}
-
-// shapeOther is shapeResult for a result that is not a string.
-func (n *ToolNode) shapeOther(out *Message, result any, call *ToolCall, def *ToolDef, kind inputKind) (*Command, error) {
-	switch t := result.(type) {
 	case *Command:
 		if t == nil {
 			break
@@ -1102,19 +1045,9 @@ func (n *ToolNode) shapeOther(out *Message, result any, call *ToolCall, def *Too
 	return nil, nil
 }
 
-// setToolMessage makes *out the tool message of a call, field by field: a
-// composite literal assigned through a pointer is built in a temporary
-// on the stack, one per literal, and the four that settle and
-// shapeResult had made their frames 1.5 kB, which every worker's stack
-// grew for once its tool returned (see callBatch.run).
+// setToolMessage makes *out the tool message of a call.
 func setToolMessage(out *Message, content Content, name, callID, status string, artifact any) {
-	// every field, one by one: clearing the whole message first
-	// (*out = Message{}) was a call that wrote its 208 bytes, with the
-	// GC's barrier over all of them while a cycle runs, before the
-	// fields were written again
-	out.Type, out.Content, out.Name, out.ID = TypeTool, content, name, ""
-	out.ToolCalls, out.InvalidToolCalls, out.ToolCallID, out.Status = nil, nil, callID, status
-	out.Artifact, out.UsageMetadata, out.AdditionalKwargs, out.ResponseMetadata = artifact, nil, nil, nil
+	*out = Message{Type: TypeTool, Content: content, Name: name, ToolCallID: callID, Status: status, Artifact: artifact}
 }
 
 // shapeMessage makes a tool message a tool returned the call's answer.

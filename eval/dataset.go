@@ -404,7 +404,9 @@ func instantiate(s *harness.Scenario, c Case) (*harness.Scenario, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%s: case %s (%s): no value for {{%s}}", s.File, c.Name, c.At, strings.Join(uniq(missing), "}}, {{"))
 	}
-	return out.Interface().(*harness.Scenario), nil
+	filled := out.Interface().(*harness.Scenario)
+	filled.Placeholders = nil // every one is filled: a case is not a template
+	return filled, nil
 }
 
 func uniq(xs []string) []string {

@@ -79,6 +79,7 @@ type File struct {
 	// Run reads. Not read from the file.
 	Limits harness.Limits `json:"-"`
 	pos    map[string]Position
+	keyPos map[string]Position
 }
 
 // Variant overrides parts of every scenario it runs. Unset fields leave the
@@ -107,6 +108,11 @@ type Variant struct {
 	// Stochastic makes the scripted model answer right only with a
 	// probability (see Stochastic).
 	Stochastic *Stochastic `json:"stochastic,omitempty"`
+	// Env sets environment variables of a command agent's program,
+	// merged key by key over the scenario's agent.env: the way to pass
+	// a command agent what the fields above give the engine's agents
+	// (a prompt, tool descriptions, options).
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // ToolOverride replaces a tool's description or parameters.
@@ -253,7 +259,7 @@ func ParseWithin(path string, data []byte, limits harness.Limits) (*File, error)
 	if err != nil {
 		return nil, fmt.Errorf("parse eval %s: %w", path, err)
 	}
-	f := &File{Path: path, Limits: limits, pos: r.pos}
+	f := &File{Path: path, Limits: limits, pos: r.pos, keyPos: r.keyPos}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(f); err != nil {
@@ -505,16 +511,30 @@ func allowedKeys(url string) []string {
 	return keys
 }
 
-// closest is the candidate within edit distance 2 of word (the nearest,
-// the first of equals), or "".
+// closest is the candidate within edit distance 2 of word (the nearest;
+// of equals, the one that shares the longest prefix with word, then the
+// first), or "": "pass_rat" is "pass_rate" mistyped, not "pass_at".
 func closest(word string, candidates []string) string {
-	best, bestD := "", 3
+	best, bestD, bestP := "", 3, -1
 	for _, c := range candidates {
-		if d := levenshtein(word, c); d < bestD {
-			best, bestD = c, d
+		d, p := levenshtein(word, c), commonPrefix(word, c)
+		if d > 2 {
+			continue
+		}
+		if d < bestD || d == bestD && p > bestP {
+			best, bestD, bestP = c, d, p
 		}
 	}
 	return best
+}
+
+// commonPrefix is the length in bytes of the prefix a and b share.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 func levenshtein(a, b string) int {

@@ -62,7 +62,14 @@ func TestParseKeepsWhatTheFileSays(t *testing.T) {
 	if f.EvalName() != "basic" || f.TrialsPerCell() != 5 || f.ControlName() != "baseline" {
 		t.Errorf("Load(basic.yaml) = name %q, trials %d, control %q", f.EvalName(), f.TrialsPerCell(), f.ControlName())
 	}
-	got, _ := f.Variants[2].Params.MarshalJSON()
+	if f.Variants[2].RecursionLimit != 10 {
+		t.Errorf("variants[2].recursion_limit = %d, want 10", f.Variants[2].RecursionLimit)
+	}
+	pf, err := Parse("p.yaml", []byte("variants:\n  - name: a\n    params: {temperature: 0}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := pf.Variants[0].Params.MarshalJSON()
 	if diff := cmp.Diff(`{"temperature":0}`, string(got)); diff != "" {
 		t.Errorf("params mismatch (-want +got):\n%s", diff)
 	}

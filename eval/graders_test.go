@@ -98,8 +98,11 @@ func TestGraderScoresReachTheReport(t *testing.T) {
 	for _, d := range r.Comparisons[0].Cells[0].Scores {
 		deltas[d.Name] = d
 	}
-	if d := deltas["forecast checked"]; math.Abs(d.Delta+float64(sawWrong)/20) > 1e-12 || !d.Significant || d.Grader != "trajectory_score" {
-		t.Errorf("forecast checked: %+v, want a significant drop of %v", d, float64(sawWrong)/20)
+	// the control is scripted: its 20 identical trials are one effective
+	// trial, so however large the drop, one observation against 20 is
+	// not significant (issue 30: copies are not evidence)
+	if d := deltas["forecast checked"]; math.Abs(d.Delta+float64(sawWrong)/20) > 1e-12 || d.Significant || d.Grader != "trajectory_score" {
+		t.Errorf("forecast checked: %+v, want a drop of %v, not significant against one effective control trial", d, float64(sawWrong)/20)
 	}
 	if d := deltas["judged helpful"]; d.Delta != 0 || d.Significant || d.P != 1 {
 		t.Errorf("judged helpful: %+v, want no change (p = 1)", d)

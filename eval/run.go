@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -158,7 +159,7 @@ func Run(ctx context.Context, p *Plan, opts Options) *evalreport.Report {
 	r := &evalreport.Report{Schema: evalreport.Schema, Eval: f.EvalName(), File: filepathToSlash(f.Path), TrialsPerCell: f.TrialsPerCell(), Seed: f.Seed, Control: f.ControlName(), FailUnder: opts.FailUnder}
 	for i := range f.Variants {
 		v := &f.Variants[i]
-		r.Variants = append(r.Variants, evalreport.VariantInfo{Name: v.Name, Description: v.Description, Overrides: v.overrides(), Model: v.Model})
+		r.Variants = append(r.Variants, evalreport.VariantInfo{Name: v.Name, Description: v.Description, Overrides: v.overrides(), Model: v.Model, Warning: p.warnings[i]})
 	}
 	if sh := opts.Shard.String(); sh != "" {
 		r.Shards = []string{sh}
@@ -287,8 +288,16 @@ func runTrial(ctx context.Context, j trialJob, hopts harness.Options) evalreport
 	if params, ok := paramsOf(c.variant); ok {
 		hopts.WrapModel = func(m engine.ChatModel) engine.ChatModel { return paramModel{inner: m, params: params} }
 	}
+	hopts.Variant = c.variant.Name
 	res := harness.RunScenario(ctx, s, hopts)
 	t := evalreport.Trial{Index: j.index, Status: res.Status, Final: res.Final, Usage: res.Usage, Cassette: res.Cassette}
+	if res.Cassette != "" {
+		// the trial just replayed or recorded it: hashing it tells
+		// copies apart (Cell.EffectiveN); one it cannot read has no hash
+		if data, err := os.ReadFile(res.Cassette); err == nil {
+			t.CassetteSHA256 = fmt.Sprintf("%x", sha256.Sum256(data))
+		}
+	}
 	if res.Timing != nil {
 		t.Timing = &evalreport.TrialTiming{WallMS: res.Timing.WallMS}
 	}

@@ -227,6 +227,12 @@ func TestRecordThenReplayTrialCassettes(t *testing.T) {
 	if got := len(srv.Exchanges()); got != 2 {
 		t.Errorf("replay-or-record sent %d requests, want 2 (trial 2 only)", got)
 	}
+	// trial 2 was recorded again: another recording, whose bytes (and so
+	// its hash, which tells copies apart) differ; the rest is the same
+	if a, b := again.Cells[0].Trials[1].CassetteSHA256, rec.Cells[0].Trials[1].CassetteSHA256; a == "" || a == b {
+		t.Errorf("re-recorded trial 2's cassette hash %q, the first recording's %q: want a new hash", a, b)
+	}
+	again.Cells[0].Trials[1].CassetteSHA256 = rec.Cells[0].Trials[1].CassetteSHA256
 	if diff := cmp.Diff(jsonOf(t, rec), jsonOf(t, again)); diff != "" {
 		t.Errorf("replay-or-record differs from the recording (-record +again):\n%s", diff)
 	}

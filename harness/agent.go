@@ -47,6 +47,10 @@ type setup struct {
 	// memory.
 	db       *checkpoint.SQLite
 	toolRuns atomic.Int64
+	// anyToolNode is set for a Go agent, whose graph is its own: a tool
+	// call is a tool message any of its nodes added (see toolCalls),
+	// not only one of a node named "tools".
+	anyToolNode bool
 	// workspace is the run's copy of the scenario's workspace, "" when
 	// it has none; closers are the middleware to close when the run ends
 	// (shell sessions left by interrupted runs).
@@ -134,6 +138,7 @@ func build(ctx context.Context, s *Scenario, opts *Options, resume bool) (_ *set
 		st.graph, err = st.buildGraph(s, tools, cp, models, groups)
 	case "go":
 		st.limit = engine.DefaultRecursionLimit
+		st.anyToolNode = true
 		if st.graph, err = buildGoAgent(s, opts, GoAgentEnv{Model: st.model.chat(), Tools: tools, Checkpointer: cp, Clock: st.clock, Prompt: s.Agent.Prompt}); err != nil {
 			err = fmt.Errorf("build agent: %w", err)
 		}

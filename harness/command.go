@@ -319,16 +319,23 @@ func (r *commandRun) timeout() time.Duration {
 // environ is the program's environment: the process's own without any
 // OPENAI_*, ANTHROPIC_*, GEMINI_* or GOOGLE_* variable (a real key never
 // reaches the program, nor a base URL or a Vertex AI switch that would
-// bypass the server), then the base URLs and dummy keys,
-// AGENTEVAL_SCENARIO, then the scenario's env.
+// bypass the server) nor the AGENTEVAL_* variables set here (a stale one
+// never does either), then the base URLs and dummy keys,
+// AGENTEVAL_SCENARIO, AGENTEVAL_MODEL (the name the program asks the
+// server for: the provider's model name, or "scripted"),
+// AGENTEVAL_VARIANT (the eval variant, "" outside an eval), then the
+// scenario's env (an eval variant's env merged over it).
 func (r *commandRun) environ(base string) []string {
+	own := []string{"AGENTEVAL_SCENARIO=", "AGENTEVAL_MODEL=", "AGENTEVAL_VARIANT="}
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ANTHROPIC_") || strings.HasPrefix(kv, "GEMINI_") || strings.HasPrefix(kv, "GOOGLE_") {
+		if strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ANTHROPIC_") || strings.HasPrefix(kv, "GEMINI_") || strings.HasPrefix(kv, "GOOGLE_") ||
+			slices.ContainsFunc(own, func(p string) bool { return strings.HasPrefix(kv, p) }) {
 			continue
 		}
 		env = append(env, kv)
 	}
+	model := modelID(r.s.Agent.Model)
 	env = append(env,
 		"OPENAI_BASE_URL="+base+"/v1",
 		"OPENAI_API_KEY="+DummyAPIKey,
@@ -337,6 +344,8 @@ func (r *commandRun) environ(base string) []string {
 		"GOOGLE_GEMINI_BASE_URL="+base,
 		"GEMINI_API_KEY="+DummyAPIKey,
 		"AGENTEVAL_SCENARIO="+r.s.Name,
+		"AGENTEVAL_MODEL="+model,
+		"AGENTEVAL_VARIANT="+r.opts.Variant,
 	)
 	for _, k := range slices.Sorted(maps.Keys(r.s.Agent.Env)) {
 		env = append(env, k+"="+r.s.Agent.Env[k])

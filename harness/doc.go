@@ -71,7 +71,12 @@
 //     loaded together may not share a name.
 //   - description (string): what the scenario checks, for reports.
 //   - tags (list of strings): select scenarios (--tag) and group reports.
-//   - skip (string): skip the scenario, giving this reason.
+//   - skip (string): skip the scenario, giving this reason. A scenario
+//     with a {{name}} placeholder (letters, digits and underscores,
+//     spaces around it allowed) in any string value is a template
+//     (Scenario.Placeholders): an eval's dataset fills it case by case
+//     (package eval), and run skips it, naming its first placeholder and
+//     where it is, rather than run it with the placeholder as text.
 //   - timeout (duration, "30s", "2m"): how long the scenario may run; default
 //     Options.Timeout (agenteval run --timeout), none unless set. Past it
 //     the run is canceled and the scenario is an error that names the
@@ -274,14 +279,21 @@
 // serves that model only: a request naming another gets the provider's
 // "model not found" answer and fails the "requests accepted" invariant. The program gets the process's
 // environment without any OPENAI_*, ANTHROPIC_*, GEMINI_* or GOOGLE_*
-// variable, then OPENAI_BASE_URL (the server's URL with /v1),
+// variable (nor the AGENTEVAL_* variables below, so a stale one never
+// leaks in), then OPENAI_BASE_URL (the server's URL with /v1),
 // ANTHROPIC_BASE_URL and GOOGLE_GEMINI_BASE_URL (without),
 // OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY (a dummy key,
-// DummyAPIKey) and AGENTEVAL_SCENARIO (the scenario's name), then env.
-// Google's SDKs read GEMINI_API_KEY when GOOGLE_API_KEY is unset (which
-// spares the warning they print when both are set); @google/genai (and
-// so ADK) reads GOOGLE_GEMINI_BASE_URL, while an agent on Google's Python
-// SDK passes it itself (http_options=HttpOptions(base_url=...)). A
+// DummyAPIKey), AGENTEVAL_SCENARIO (the scenario's name), AGENTEVAL_MODEL
+// (the model name to ask the server for: "gpt-4.1-mini" for
+// "openai:gpt-4.1-mini", "scripted" for the scripted model, which answers
+// to any name) and AGENTEVAL_VARIANT (the eval variant the run is a trial
+// of, Options.Variant; set and empty in a plain run), then env. In an
+// eval (package eval) a variant's model and env reach the program this
+// way: its env is merged over the scenario's, key by key. Google's SDKs
+// read GEMINI_API_KEY when GOOGLE_API_KEY is unset (which spares the
+// warning they print when both are set); @google/genai (and so ADK)
+// reads GOOGLE_GEMINI_BASE_URL, while an agent on Google's Python SDK
+// passes it itself (http_options=HttpOptions(base_url=...)). A
 // "gemini:<model>" model is for command agents only (the engine has no
 // Gemini client); it records through the Gemini API with the key of
 // GEMINI_API_KEY, sent as x-goog-api-key.
@@ -496,7 +508,9 @@
 //     ≥ 0) and max_cost (number ≥ 0, US dollars): limits on the run.
 //     Model calls include those of summarizers, selectors and tool
 //     emulators; tool calls are those the tool node answered (run,
-//     emulated, or turned into an error message), not retried runs;
+//     emulated, or turned into an error message), not retried runs
+//     (for a kind: go agent, whose graph is its own, the tool messages
+//     any of its nodes added: a Turn agent's are its node "agent"'s);
 //     steps are supersteps; tokens are total tokens; cost uses
 //     Options.Prices.
 //   - error: the run must fail: type (the Python exception kind,

@@ -35,7 +35,10 @@ type GoAgentEnv struct {
 	// max_tokens and max_cost.
 	Model engine.ChatModel
 	// Tools are the scenario's tools (scripted, emulated or registered
-	// Go tools), counted for max_tool_calls.
+	// Go tools). max_tool_calls counts the tool messages the agent's
+	// nodes add (a Turn agent's: those it returns), as the tool node of
+	// an engine agent answers them; the transcript's "tool runs" counts
+	// the calls of these tools' functions, retries included.
 	Tools []engine.Tool
 	// Checkpointer keeps the scenario's threads; nil when agent.checkpointer
 	// is false.

@@ -140,3 +140,62 @@ func TestGoAgentErrors(t *testing.T) {
 		t.Errorf("an empty registration: status %s, message %q; want error %q", res.Status, res.Message, want)
 	}
 }
+
+// twoCallsScenario makes two tool calls in one turn, under a tool-call
+// limit of %d.
+const twoCallsScenario = `agent:
+  kind: go
+  name: %s
+script:
+  responses:
+    - content: ""
+      tool_calls: [{name: get_weather, args: {city: Paris}, id: call_1}, {name: get_weather, args: {city: Rome}, id: call_2}]
+    - content: Sunny in both.
+tools:
+  - name: get_weather
+    results: [{return: sunny}]
+turns:
+  - user: Weather in Paris and Rome?
+expect:
+  max_tool_calls: %d
+`
+
+// TestGoAgentLimits checks that the limits counted from the observed run
+// hold for a Go agent as for the engine's own: a Turn agent's tool calls
+// are the tool messages its one node ("agent") added, not only those of a
+// node named "tools".
+func TestGoAgentLimits(t *testing.T) {
+	agents := map[string]harness.GoAgent{
+		"support-bot": {Graph: func(env harness.GoAgentEnv) (*engine.Graph, error) {
+			return engine.CreateAgent(engine.AgentConfig{Model: env.Model, Tools: env.Tools, Checkpointer: env.Checkpointer, Clock: env.Clock})
+		}},
+		"loop-bot": {Turn: loopTurn},
+	}
+	tests := []struct {
+		agent  string
+		limit  int
+		want   report.Status
+		reason string
+	}{
+		{"loop-bot", 1, report.StatusFail, "a Turn agent's two calls break a limit of 1: they were counted as 0 (\"0 tool calls (2 tool runs)\") and passed"},
+		{"loop-bot", 2, report.StatusPass, "a Turn agent's two calls meet a limit of 2"},
+		{"support-bot", 1, report.StatusFail, "a Graph agent's tool node answers two calls: a limit of 1 fails, as for an engine agent"},
+		{"support-bot", 2, report.StatusPass, "a Graph agent's two calls meet a limit of 2"},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("%s/%d", tc.agent, tc.limit), func(t *testing.T) {
+			t.Parallel()
+			s, err := harness.Parse("go.yaml", []byte(fmt.Sprintf(twoCallsScenario, tc.agent, tc.limit)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, obs := harness.RunScenarioObserved(context.Background(), s, harness.Options{Agents: agents})
+			if res.Status != tc.want {
+				t.Fatalf("%s\nstatus %s, want %s: %s", tc.reason, res.Status, tc.want, res.Message)
+			}
+			if obs.Usage.ToolCalls != 2 || obs.Usage.ToolRuns != 2 {
+				t.Errorf("%s\nusage: %d tool calls (%d tool runs), want 2 (2)", tc.reason, obs.Usage.ToolCalls, obs.Usage.ToolRuns)
+			}
+		})
+	}
+}

@@ -51,6 +51,7 @@ func (l Limits) Parse(path string, data []byte) (*Scenario, error) {
 	if _, ok := doc.(*engine.Object); ok {
 		r.decode(doc, reflect.ValueOf(s).Elem(), "")
 		r.check(s)
+		s.Placeholders = r.placeholders(doc, "")
 	}
 	if err := r.err(); err != nil {
 		return nil, err

@@ -96,6 +96,10 @@ type Options struct {
 	// before it is metered: package eval sets a variant's model
 	// parameters on every request with it.
 	WrapModel func(engine.ChatModel) engine.ChatModel
+	// Variant names the eval variant the run is a trial of (package eval
+	// sets it); "" outside an eval. A command agent gets it as
+	// AGENTEVAL_VARIANT.
+	Variant string
 
 	// redact keeps credentials out of the results (see redactor); set by
 	// WithDefaults.
@@ -302,6 +306,10 @@ func runScenario(ctx context.Context, s *Scenario, opts *Options) (res report.Sc
 	}()
 	if s.Skip != "" {
 		res.Status, res.Message = report.StatusSkip, s.Skip
+		return res, nil
+	}
+	if len(s.Placeholders) > 0 {
+		res.Status, res.Message = report.StatusSkip, s.templateSkip()
 		return res, nil
 	}
 	fail := func(err error, turn int) (report.Scenario, *grade.Observed) {

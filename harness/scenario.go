@@ -22,6 +22,12 @@ type Scenario struct {
 	Tags []string `json:"tags,omitempty"`
 	// Skip, when set, skips the scenario and gives the reason.
 	Skip string `json:"skip,omitempty"`
+	// Placeholders are the {{name}} placeholders in the file's string
+	// values, in file order (Parse finds them; not a field of the file).
+	// A scenario that has any is a template, which an eval's dataset
+	// fills (package eval): run skips it, saying where its first
+	// placeholder is.
+	Placeholders []Placeholder `json:"-"`
 	// Timeout is how long the scenario may run, a Go duration ("30s");
 	// "" means Options.Timeout.
 	Timeout string `json:"timeout,omitempty"`

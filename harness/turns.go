@@ -319,7 +319,7 @@ func (r *turnRun) finish(ctx context.Context, lastThread string) {
 	}
 	st.model.mu.Lock()
 	obs.Usage = grade.Usage{
-		ModelCalls: st.model.calls, EmulatedModelCalls: st.model.emulatedCalls, ToolCalls: toolCalls(obs.Steps), ToolRuns: int(st.toolRuns.Load()),
+		ModelCalls: st.model.calls, EmulatedModelCalls: st.model.emulatedCalls, ToolCalls: toolCalls(obs.Steps, st.anyToolNode), ToolRuns: int(st.toolRuns.Load()),
 		InputTokens: st.model.usage.InputTokens, OutputTokens: st.model.usage.OutputTokens, TotalTokens: st.model.usage.TotalTokens,
 		CostUSD: st.model.cost(), CostKnown: !st.model.unknown,
 	}
@@ -329,13 +329,21 @@ func (r *turnRun) finish(ctx context.Context, lastThread string) {
 	}
 }
 
-// toolCalls counts the tool calls the tool node answered (run, emulated
-// or failed); calls answered elsewhere, such as rejected by a human, do
-// not count.
-func toolCalls(steps []grade.Step) int {
+// toolCalls counts the tool calls the agent's tool node answered (run,
+// emulated or failed): the tool messages the steps of node "tools"
+// added. With anyNode (a Go agent, whose graph is its own: a Turn
+// agent's tool messages come from its one node, "agent"), every node's
+// tool messages count. Calls answered elsewhere do not count: rejected by
+// a human (HumanInTheLoopMiddleware's node), or written by a state update
+// or a turn's input.
+func toolCalls(steps []grade.Step, anyNode bool) int {
 	n := 0
 	for _, st := range steps {
-		if !slices.Contains(st.Nodes, "tools") {
+		if anyNode {
+			if slices.Contains(st.Nodes, hitlNode) || slices.Contains(st.Nodes, "update_state") || slices.Contains(st.Nodes, "input") {
+				continue
+			}
+		} else if !slices.Contains(st.Nodes, "tools") {
 			continue
 		}
 		for _, m := range st.Changed {

@@ -2,7 +2,11 @@
 // estimates and intervals (the median and its distribution-free
 // confidence interval, nearest-rank percentiles, geometric means),
 // distributions (1-2-5 histograms), tests between two samples (the
-// Mann-Whitney U test) and curve fits (power-law and straight-line growth).
+// Mann-Whitney U test with the Hodges–Lehmann shift, Barnard's and
+// Fisher's exact tests, the Cochran–Mantel–Haenszel test), intervals for
+// rates (Wilson, Clopper–Pearson, Newcombe, MOVER sums), corrections for
+// multiple tests (Holm, Benjamini–Hochberg), power and sample size for two
+// rates, and curve fits (power-law and straight-line growth).
 //
 // # Contract
 //

@@ -21,21 +21,29 @@ func newReportCompareCmd() *cobra.Command {
 		Use:   "compare [flags] BASE.json NEW.json",
 		Short: "Compare two eval reports: pass rate, cost and latency per scenario and overall",
 		Long: `compare pairs the cells (scenario, case and variant) of two eval JSON reports
-and prints, per cell and per variant overall, the change in pass rate with its
-95% interval and the p-value of a two-sided test fit for small samples
-(Barnard's unconditional exact test: see the note under the table), and the
-change in median cost, tokens and latency and in the mean of each named score
-(expectations' and graders') with a Mann-Whitney U test. "~" marks a change
-that is not significant at 5%.
+and prints, per cell and per variant overall, the change in pass rate over
+the effective trials (copies count once, errored trials apart) with its 95%
+interval, the p-value of a two-sided test fit for small samples (Barnard's
+unconditional exact test; overall, Cochran–Mantel–Haenszel stratified by
+scenario: see the note under the table) and the minimum detectable effect,
+the Hodges–Lehmann shift in cost, tokens and latency with a Mann-Whitney U
+test, and the change in the mean of each named score (expectations' and
+graders') with a Mann-Whitney U test. Both reports' statistics are
+recomputed from their trials first. "~" marks a change that is not
+significant after Benjamini–Hochberg over every test listed.
 
 --threshold sets a limit, METRIC[SCOPE]:AGGREGATE OP NUMBER, with METRIC
 pass_rate, cost_usd, tokens or latency_ms; SCOPE a scenario, "scenario ×
-variant" or "*" (no scope: each variant overall); AGGREGATE delta, ratio,
-new or base. A delta or ratio threshold that breaks while the change is not
-significant holds. It exits 1 when a threshold is broken, 2 on a usage error
-or a threshold that matches nothing.`,
+variant" or "*" (no scope: each variant overall); AGGREGATE lower or upper
+(pass_rate: a one-sided 95% bound of the change, e.g. the non-inferiority
+check 'pass_rate:lower>=-0.05'), delta or ratio (break only on evidence:
+a one-sided test against the limit, Holm-corrected over the checks; a
+hold is not proof, so each prints its MDE), or new or base (point
+estimates). It exits 1 when a threshold is broken, 2 on a usage error or a
+threshold that matches nothing.`,
 		Example: `  agenteval report compare reports/eval-base.json reports/eval.json
   agenteval report compare --threshold 'pass_rate:delta>=-0.05' base.json new.json
+  agenteval report compare --threshold 'pass_rate:lower>=-0.05' base.json new.json
   agenteval report compare --threshold 'pass_rate[*]:delta>=-0.2' --threshold 'cost_usd:ratio<=1.1' base.json new.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {

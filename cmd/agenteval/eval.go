@@ -28,7 +28,7 @@ func newEvalCmd() *cobra.Command {
 	var (
 		cassettes, mode, shard, format, reportDir, baseline string
 		parallel, trials, maxTrials                         int
-		maxCost, failUnder                                  float64
+		maxCost, failUnder, planEffect, planBase            float64
 		overwrite, shardFromEnv, noTiming                   bool
 		thresholds, limitArgs                               []string
 	)
@@ -42,7 +42,12 @@ pass rate over the suite with a clustered interval, the mean of each grader's
 score with its bootstrap interval (the JSON, Markdown and HTML reports give
 every named score: expectations and invariants 1 or 0, graders their own),
 and each variant against the control (Barnard's exact test for pass rates,
-Mann-Whitney U for cost, tokens and scores). Datasets (CSV, JSONL or inline
+stratified by scenario overall; Mann-Whitney U with the Hodges–Lehmann shift
+for cost, tokens and latency), each with its minimum detectable effect and
+its flags corrected by Benjamini–Hochberg. Copies (a deterministic agent's
+identical trials, byte-identical trial cassettes) count once: the report
+gives each cell's effective n. --plan EFFECT says how many trials a change
+of EFFECT from --plan-base needs, without running anything. Datasets (CSV, JSONL or inline
 rows) fill a scenario template's {{variables}}, one case per row. docs/eval.md
 is the tour; the eval file format, the trial cassette layout and every
 formula are in "go doc github.com/agenteval/agenteval/eval".
@@ -66,6 +71,8 @@ on a usage or eval file error.`,
   agenteval eval --mode replay-or-record --max-cost 2.50 evals/providers.yaml
   agenteval eval --fail-under 0.9 --report-dir reports/ evals/suite.yaml
   agenteval eval --baseline reports/eval-base.json --threshold 'pass_rate:delta>=-0.05' evals/suite.yaml
+  agenteval eval --baseline reports/eval-base.json --threshold 'pass_rate:lower>=-0.1' evals/suite.yaml
+  agenteval eval --plan 0.2 --plan-base 0.85 evals/suite.yaml
   agenteval eval --shard 2/4 --format json evals/suite.yaml > shard2.json
   agenteval eval --no-timing --format json evals/suite.yaml > reports/eval/suite.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -114,6 +121,12 @@ on a usage or eval file error.`,
 			if trials > 0 {
 				f.Trials = trials
 			}
+			if cmd.Flags().Changed("plan") {
+				if !(planEffect > 0 && planEffect < 1) || !(planBase >= 0 && planBase <= 1) {
+					return &usageError{err: errors.New("eval: --plan takes a change in pass rate in (0, 1), --plan-base a rate in [0, 1]")}
+				}
+				return eval.WritePlan(cmd.OutOrStdout(), f, planBase, planEffect)
+			}
 			plan, err := eval.Prepare(f)
 			if err != nil {
 				return &usageError{err: err}
@@ -121,6 +134,9 @@ on a usage or eval file error.`,
 			opts := eval.Options{CassetteDir: cassettes, Mode: m, Overwrite: overwrite, Parallel: parallel, Shard: sh,
 				MaxCostUSD: maxCost, MaxTrials: maxTrials, FailUnder: failUnder}
 			stderr := cmd.ErrOrStderr()
+			for _, w := range plan.Warnings() {
+				fmt.Fprintln(stderr, "warning: "+w)
+			}
 			if isTerminal(stderr) {
 				opts.Progress = func(done, total int) { fmt.Fprintf(stderr, "\r%d/%d trials", done, total) }
 			}
@@ -183,7 +199,9 @@ on a usage or eval file error.`,
 	fl.StringVar(&reportDir, "report-dir", "", "also write eval.json, eval-junit.xml, eval.md and eval.html here")
 	fl.BoolVar(&noTiming, "no-timing", false, "leave the wall-clock data out of the report, e.g. for a committed baseline")
 	fl.StringVar(&baseline, "baseline", "", "compare with this eval JSON report")
-	fl.StringArrayVar(&thresholds, "threshold", nil, "with --baseline: a threshold such as 'pass_rate:delta>=-0.05' (repeatable)")
+	fl.StringArrayVar(&thresholds, "threshold", nil, "with --baseline: a threshold such as 'pass_rate:delta>=-0.05' (breaks on evidence, Holm-corrected) or 'pass_rate:lower>=-0.05' (non-inferiority) (repeatable)")
+	fl.Float64Var(&planEffect, "plan", 0, "print how many trials per cell find this change in pass rate 80% of the time, and run nothing")
+	fl.Float64Var(&planBase, "plan-base", 0.5, "with --plan: the pass rate the change is from (0.5, the default, needs the most trials)")
 	addLimitFlag(cmd, &limitArgs, limitUsage)
 	return cmd
 }

@@ -34,6 +34,8 @@ func TestRunCommand(t *testing.T) {
 		{"a broken scenario file is an input error naming file:line:col and field", []string{"testdata/run/bad"}, exitUsage, nil,
 			[]string{`testdata/run/bad/typo.yaml:3:9: agent.kind: unknown kind "reakt"`, `(did you mean "react"?)`,
 				`testdata/run/bad/typo.yaml:4:3: agent.promt: unknown field "promt" (did you mean "prompt"?)`}},
+		{"a template is skipped, naming its first placeholder; it ran with {{capital}} as text", []string{"testdata/run/template"}, 0,
+			[]string{"template/capital", "a template: {{capital}} at testdata/run/template/capital.yaml:2:32 (script.responses[0].content) is filled by an eval's dataset", "0 passed, 0 failed, 0 errors, 1 skipped"}, nil},
 		{"a missing path is an input error", []string{"testdata/run/nope"}, exitUsage, nil, []string{"nope"}},
 		{"a bad --mode is a usage error", []string{"--mode", "rewind", "testdata/run/pass"}, exitUsage, nil, []string{"--mode"}},
 		{"a bad --shard is a usage error", []string{"--shard", "3/2", "testdata/run/pass"}, exitUsage, nil, []string{`shard "3/2": expected k/n with 1 <= k <= n`}},

@@ -11,6 +11,10 @@ type Comparison struct {
 	Cells []CellDelta `json:"cells"`
 	// Overall compares the macro pass rates, one entry per variant.
 	Overall []OverallDelta `json:"overall"`
+	// Multiplicity counts the tests behind the flags (Significant) and how
+	// they were corrected: Benjamini–Hochberg over every test of the
+	// family (a report's comparisons together).
+	Multiplicity *Multiplicity `json:"multiplicity,omitempty"`
 	// OnlyBase and OnlyNew name the cells one side lacks.
 	OnlyBase []string `json:"only_base,omitempty"`
 	OnlyNew  []string `json:"only_new,omitempty"`
@@ -23,10 +27,10 @@ type CellDelta struct {
 	ID      string `json:"id"`
 	Variant string `json:"variant"`
 	// PassRate is the change in pass rate, tested with Barnard's exact
-	// test (stats.CompareProportions).
+	// test (stats.CompareProportions) on the effective trials.
 	PassRate RateDelta `json:"pass_rate"`
 	// CostUSD and Tokens compare the per-trial values with a two-sided
-	// Mann-Whitney U test.
+	// Mann-Whitney U test and the Hodges–Lehmann shift.
 	CostUSD MedianDelta `json:"cost_usd"`
 	Tokens  MedianDelta `json:"tokens"`
 	// LatencyMS compares wall-clock latencies; only when both reports
@@ -46,8 +50,10 @@ type ScoreDelta struct {
 	Base   float64 `json:"base"`
 	New    float64 `json:"new"`
 	// Delta is New − Base.
-	Delta       float64 `json:"delta"`
-	P           float64 `json:"p"`
+	Delta float64 `json:"delta"`
+	P     float64 `json:"p"`
+	// Q is P after Benjamini–Hochberg; Significant is Q < 0.05.
+	Q           float64 `json:"q"`
 	Significant bool    `json:"significant"`
 }
 
@@ -63,20 +69,42 @@ type RateDelta struct {
 	Delta float64 `json:"delta"`
 	Lo    float64 `json:"lo"`
 	Hi    float64 `json:"hi"`
-	// P is the two-sided p-value of Test ("barnard" or "fisher").
+	// P is the two-sided p-value of Test ("barnard" or "fisher"), Q it
+	// after Benjamini–Hochberg; Significant is Q < 0.05.
 	P           float64 `json:"p"`
+	Q           float64 `json:"q"`
 	Test        string  `json:"test"`
 	Significant bool    `json:"significant"`
+	// MDE is the smallest change from Base this comparison finds 80% of
+	// the time at its trials (two-sided, α = 0.05; stats.MinimumDetectableEffect).
+	MDE float64 `json:"mde"`
+	// BaseErrored and NewErrored count the errored trials left out.
+	BaseErrored int `json:"base_errored,omitempty"`
+	NewErrored  int `json:"new_errored,omitempty"`
 }
 
-// MedianDelta is a change in a per-trial quantity's median.
+// MedianDelta is a change in a per-trial quantity: the medians of each
+// side, the Hodges–Lehmann shift New − Base with its 95% interval (what
+// the Mann-Whitney U test tests) and the test.
 type MedianDelta struct {
 	Base float64 `json:"base"`
 	New  float64 `json:"new"`
 	// Ratio is New/Base (0 when Base is 0).
-	Ratio       float64 `json:"ratio"`
-	P           float64 `json:"p"`
+	Ratio float64 `json:"ratio"`
+	// Shift is the Hodges–Lehmann estimate of the shift, [ShiftLo,
+	// ShiftHi] its interval.
+	Shift   float64 `json:"shift"`
+	ShiftLo float64 `json:"shift_lo"`
+	ShiftHi float64 `json:"shift_hi"`
+	P       float64 `json:"p"`
+	// Q is P after Benjamini–Hochberg; Significant is Q < 0.05.
+	Q           float64 `json:"q"`
 	Significant bool    `json:"significant"`
+	// Unknown counts the trials left out because their value is unknown
+	// (a cost with no price); Untested is true when a side has no known
+	// value, so nothing was tested.
+	Unknown  int  `json:"unknown,omitempty"`
+	Untested bool `json:"untested,omitempty"`
 }
 
 // OverallDelta compares one variant's macro pass rate over the scenarios
@@ -87,14 +115,20 @@ type OverallDelta struct {
 	Base    float64 `json:"base"`
 	New     float64 `json:"new"`
 	// Delta is the mean over cells of the change in pass rate, [Lo, Hi]
-	// its 95% t interval, P the paired t test's p-value (see the package
-	// doc); with one cell, that cell's Barnard test.
+	// its 95% MOVER interval, P the Cochran–Mantel–Haenszel test's
+	// p-value, stratified by scenario (see the eval package doc); with
+	// one cell, that cell's Barnard test. Cells that did not run on a
+	// side are left out.
 	Delta       float64 `json:"delta"`
 	Lo          float64 `json:"lo"`
 	Hi          float64 `json:"hi"`
 	P           float64 `json:"p"`
+	Q           float64 `json:"q"`
 	Test        string  `json:"test"`
 	Significant bool    `json:"significant"`
+	// MDE is the smallest drop from Base found 80% of the time at the
+	// effective trials of each side, pooled (approximate).
+	MDE float64 `json:"mde"`
 	// CostUSD compares the cost of every trial of the variant.
 	CostUSD MedianDelta `json:"cost_usd"`
 }
@@ -105,7 +139,11 @@ type CheckResult struct {
 	Scope     string  `json:"scope"`
 	Got       float64 `json:"got"`
 	Pass      bool    `json:"pass"`
-	// Why explains a threshold that holds only because the change is not
-	// significant.
+	// P is the one-sided p-value of the evidence that the threshold is
+	// broken, PAdjusted it after Holm over every such check (0 for a
+	// bound check, which needs no correction).
+	P         float64 `json:"p,omitempty"`
+	PAdjusted float64 `json:"p_adjusted,omitempty"`
+	// Why says how the threshold was decided.
 	Why string `json:"why,omitempty"`
 }

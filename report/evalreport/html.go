@@ -23,17 +23,20 @@ table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-
 .fail{background:#fdd}.error{background:#fec}
 </style></head><body>
 <h1>eval {{.R.Eval}}</h1>
-<p>{{len .IDs}} scenarios × {{len .R.Variants}} variants × {{.R.TrialsPerCell}} trials. Bars: pass rate and its Wilson 95% interval. Control: {{.R.Control}}.</p>
+<p>{{len .IDs}} scenarios × {{len .R.Variants}} variants × {{.R.TrialsPerCell}} trials. Bars: pass rate over the effective trials (copies count once, errored trials left out) and its Clopper–Pearson 95% interval. Control: {{.R.Control}}.</p>
 <table><tr><th>scenario</th>{{range .R.Variants}}<th>{{.Name}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td>{{.ID}}</td>{{range .Cells}}{{if .}}<td class="{{.Verdict}}"><span class="bar"><span class="ci" style="left:{{pct .PassRate.Lo}}%;width:{{width .PassRate.Lo .PassRate.Hi}}%"></span><span class="pt" style="left:{{pct .PassRate.Value}}%"></span></span>{{.Passed}}/{{.N}} {{f2 .PassRate.Value}}</td>{{else}}<td>–</td>{{end}}{{end}}</tr>
+{{range .Rows}}<tr><td>{{.ID}}</td>{{range .Cells}}{{if not .}}<td>–</td>{{else if eq .N 0}}<td>not run</td>{{else}}<td class="{{.Verdict}}"><span class="bar"><span class="ci" style="left:{{pct .PassRate.Lo}}%;width:{{width .PassRate.Lo .PassRate.Hi}}%"></span><span class="pt" style="left:{{pct .PassRate.Value}}%"></span></span>{{.EffectivePassed}}/{{.EffectiveN}} {{f2 .PassRate.Value}} [{{f2 .PassRate.Lo}}, {{f2 .PassRate.Hi}}]{{if .Copies}} <small>({{.Copies}})</small>{{end}}{{if .Errored}} <small>(+{{.Errored}} errored)</small>{{end}}</td>{{end}}{{end}}</tr>
 {{end}}<tr><th>macro</th>{{range .R.Suite}}<th><span class="bar"><span class="ci" style="left:{{pct .MacroPassRate.Lo}}%;width:{{width .MacroPassRate.Lo .MacroPassRate.Hi}}%"></span><span class="pt" style="left:{{pct .MacroPassRate.Value}}%"></span></span>{{f2 .MacroPassRate.Value}}</th>{{end}}</tr>
 </table>
 {{if .Scores}}<h2>Scores</h2>
-<p>The mean of each named score per trial, with its bootstrap 95% interval: graders' scores first, then the expectations' and invariants' (1 held, 0 did not).</p>
+<p>The mean of each named score per trial, with its 95% interval over the effective trials (binomialized Clopper–Pearson): graders' scores first, then the expectations' and invariants' (1 held, 0 did not).</p>
 <table><tr><th>scenario</th><th>score</th>{{range .R.Variants}}<th>{{.Name}}</th>{{end}}</tr>
 {{range .Scores}}<tr><td>{{.ID}}</td><td>{{.Label}}</td>{{range .Cells}}{{if .}}<td><span class="bar"><span class="ci" style="left:{{pct .Lo}}%;width:{{width .Lo .Hi}}%"></span><span class="pt" style="left:{{pct .Value}}%"></span></span>{{f2 .Value}} [{{f2 .Lo}}, {{f2 .Hi}}]</td>{{else}}<td>–</td>{{end}}{{end}}</tr>
 {{end}}</table>{{end}}
-{{if .R.Thresholds}}<h2>Thresholds</h2><ul>{{range .R.Thresholds}}<li>{{if .Pass}}✓{{else}}✗{{end}} {{.Scope}}: {{.Threshold}} (got {{f2 .Got}})</li>{{end}}</ul>{{end}}
+{{if .R.Comparisons}}<h2>Against the control</h2><table><tr><th>variant</th><th>Δ macro pass rate [95%]</th><th>p</th><th>q (BH)</th><th>MDE</th></tr>
+{{range .R.Comparisons}}{{$c := .}}{{range .Overall}}<tr><td>{{$c.New}} vs {{$c.Base}}</td><td>{{f2 .Delta}} [{{f2 .Lo}}, {{f2 .Hi}}]</td><td>{{printf "%.3f" .P}} ({{.Test}})</td><td>{{printf "%.3f" .Q}}</td><td>{{f2 .MDE}}</td></tr>{{end}}{{end}}</table>
+{{with (index .R.Comparisons 0).Multiplicity}}<p>{{.Tests}} tests; {{.Uncorrected}} at p &lt; 0.05, {{.Flagged}} flagged after Benjamini–Hochberg (q &lt; 0.05).</p>{{end}}{{end}}
+{{if .R.Thresholds}}<h2>Thresholds</h2><ul>{{range .R.Thresholds}}<li>{{if .Pass}}✓{{else}}✗{{end}} {{.Scope}}: {{.Threshold}} (got {{f2 .Got}}){{if .Why}} — {{.Why}}{{end}}</li>{{end}}</ul>{{end}}
 </body></html>
 `))
 

@@ -21,6 +21,7 @@ type junitSuite struct {
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
@@ -29,6 +30,7 @@ type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
 	Error     *junitMessage `xml:"error,omitempty"`
+	Skipped   *junitMessage `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
 
@@ -40,7 +42,13 @@ type junitMessage struct {
 // junitOut is a test case's system-out: the pass rate and the graders'
 // mean scores, with their intervals.
 func junitOut(c *Cell) string {
-	out := fmt.Sprintf("%d/%d passed, pass rate %.3f [%.3f, %.3f]", c.Passed, c.N, c.PassRate.Value, c.PassRate.Lo, c.PassRate.Hi)
+	if c.N == 0 {
+		return "not run"
+	}
+	out := fmt.Sprintf("%d/%d passed (effective %d/%d), pass rate %.3f [%.3f, %.3f]", c.Passed, c.N-c.Errored, c.EffectivePassed, c.EffectiveN, c.PassRate.Value, c.PassRate.Lo, c.PassRate.Hi)
+	if c.Copies != "" {
+		out += "\n" + c.Copies
+	}
 	for _, s := range c.Scores {
 		if s.Grader != "" {
 			out += fmt.Sprintf("\n%s: mean %.3f [%.3f, %.3f]", scoreLabel(s.Name, s.Grader), s.Value, s.Lo, s.Hi)
@@ -66,6 +74,9 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			tc := junitCase{Name: c.ID, Classname: r.Eval + "." + v.Name,
 				SystemOut: junitOut(c)}
 			switch c.Verdict {
+			case "not run":
+				tc.Skipped = &junitMessage{Message: "not run"}
+				s.Skipped++
 			case "error":
 				var msgs []string
 				for _, t := range c.Trials {

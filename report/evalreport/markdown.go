@@ -21,7 +21,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		verdict = "❌ a threshold broke or a trial could not run"
 	}
 	fmt.Fprintf(&b, "## eval %s: %s\n\n", r.Eval, verdict)
-	fmt.Fprintf(&b, "%d scenarios × %d variants × %d trials; pass rate with its Wilson 95%% interval. Control: **%s**.\n\n", len(ids), len(r.Variants), r.TrialsPerCell, r.Control)
+	fmt.Fprintf(&b, "%d scenarios × %d variants × %d trials; pass rate over the effective trials (copies count once, errored trials left out) with its Clopper–Pearson 95%% interval. Control: **%s**.\n\n", len(ids), len(r.Variants), r.TrialsPerCell, r.Control)
 	b.WriteString("| scenario |")
 	for _, v := range r.Variants {
 		fmt.Fprintf(&b, " %s |", mdEscape(v.Name))
@@ -41,7 +41,17 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 				b.WriteString(" – |")
 				continue
 			}
+			if c.N == 0 {
+				b.WriteString(" not run |")
+				continue
+			}
 			mark := ""
+			if done := c.N - c.Errored; c.EffectiveN < done {
+				mark += fmt.Sprintf(" (n_eff %d of %d)", c.EffectiveN, done)
+			}
+			if c.Errored > 0 {
+				mark += fmt.Sprintf(" (+%d errored)", c.Errored)
+			}
 			if c.Verdict != "pass" {
 				mark += " ❌"
 			}
@@ -54,24 +64,36 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	b.WriteString("| **macro** |")
 	for _, s := range r.Suite {
-		fmt.Fprintf(&b, " **%.2f** [%.2f, %.2f] |", s.MacroPassRate.Value, s.MacroPassRate.Lo, s.MacroPassRate.Hi)
+		fmt.Fprintf(&b, " **%s** |", macroText(s))
 	}
-	b.WriteString("\n\n")
+	b.WriteString("\n")
+	for _, line := range strings.Split(strings.TrimSpace(EffectiveNote(r)), "\n") {
+		if strings.HasPrefix(line, "  ") {
+			b.WriteString("- ")
+		} else {
+			b.WriteString("\n")
+		}
+		b.WriteString(mdEscape(strings.TrimSpace(line)) + "\n")
+	}
+	b.WriteString("\n")
 	if rows := scoreRows(r, true); len(rows) > 0 {
-		b.WriteString("Grader scores, mean per trial with its bootstrap 95% interval:\n\n")
+		b.WriteString("Grader scores, mean per trial with its 95% interval over the effective trials:\n\n")
 		writeMarkdownScores(&b, r, rows)
 	}
 	if rows := scoreRows(r, false); len(rows) > 0 {
-		b.WriteString("<details><summary>expectation and invariant scores (1 held, 0 did not): mean with its bootstrap 95% interval</summary>\n\n")
+		b.WriteString("<details><summary>expectation and invariant scores (1 held, 0 did not): mean with its 95% interval</summary>\n\n")
 		writeMarkdownScores(&b, r, rows)
 		b.WriteString("</details>\n\n")
 	}
 	if len(r.Comparisons) > 0 {
-		b.WriteString("| variant vs control | Δ macro pass rate | p | cost |\n|---|---|---|---|\n")
+		b.WriteString("| variant vs control | Δ macro pass rate | p | q | MDE | cost |\n|---|---|---|---|---|---|\n")
 		for _, c := range r.Comparisons {
 			for _, o := range c.Overall {
-				fmt.Fprintf(&b, "| %s vs %s | %s | %.3f (%s) | %s |\n", mdEscape(c.New), mdEscape(c.Base), rateChange(o.Delta, o.Lo, o.Hi, o.Significant), o.P, o.Test, change(o.CostUSD))
+				fmt.Fprintf(&b, "| %s vs %s | %s | %.3f (%s) | %.3f | %s | %s |\n", mdEscape(c.New), mdEscape(c.Base), rateChange(o.Delta, o.Lo, o.Hi, o.Significant), o.P, o.Test, o.Q, mdeText(o.MDE), change(o.CostUSD))
 			}
+		}
+		if m := r.Comparisons[0].Multiplicity; m != nil {
+			fmt.Fprintf(&b, "\n%d tests; %d at p < 0.05, %d flagged after Benjamini–Hochberg (q < 0.05).\n", m.Tests, m.Uncorrected, m.Flagged)
 		}
 		b.WriteString("\n")
 	}
@@ -84,14 +106,18 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if len(broken) > 0 {
 		b.WriteString("<details><summary>broken thresholds</summary>\n\n")
 		for _, t := range broken {
-			fmt.Fprintf(&b, "- %s: `%s`, got %.3f\n", mdEscape(t.Scope), t.Threshold, t.Got)
+			fmt.Fprintf(&b, "- %s: `%s`, got %.3f", mdEscape(t.Scope), t.Threshold, t.Got)
+			if t.Why != "" {
+				fmt.Fprintf(&b, " (%s)", mdEscape(t.Why))
+			}
+			b.WriteString("\n")
 		}
 		b.WriteString("\n</details>\n\n")
 	}
 	if bu := r.Budget; bu != nil && bu.Stopped {
 		fmt.Fprintf(&b, "**Budget:** stopped after %d trials (%s): %s.\n\n", bu.Run, money(bu.SpentUSD), mdEscape(bu.Reason))
 	}
-	b.WriteString("🔻 a significant drop against the control (Barnard's exact test, p < 0.05).\n")
+	b.WriteString("🔻 a significant drop against the control (Barnard's exact test, q < 0.05 after Benjamini–Hochberg). MDE: the smallest change found 80% of the time at these trials.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -47,6 +47,9 @@ type Report struct {
 	FailUnder float64 `json:"fail_under,omitempty"`
 	// Thresholds are the file's and the run's thresholds, checked.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
+	// Gates says how the thresholds that test (a pass_rate min) were
+	// corrected for their number.
+	Gates *Multiplicity `json:"gates,omitempty"`
 	// Timing is wall-clock data, kept apart so that reports compare.
 	Timing *RunTiming `json:"timing,omitempty"`
 }
@@ -58,6 +61,9 @@ type VariantInfo struct {
 	// Overrides names what the variant changes ("prompt", "model", ...).
 	Overrides []string `json:"overrides,omitempty"`
 	Model     string   `json:"model,omitempty"`
+	// Warning, when set, says why the variant cannot differ from the
+	// control but by chance (eval.Plan.Warnings).
+	Warning string `json:"warning,omitempty"`
 }
 
 // Budget is what a --max-cost or --max-trials budget did.
@@ -90,11 +96,21 @@ type Cell struct {
 	ID       string `json:"id"`
 	Variant  string `json:"variant"`
 	// N is the trials run; Passed those whose every expectation held;
-	// Errored those that could not run (they count as not passed).
+	// Errored those that could not run: nothing about the agent was
+	// measured, so they are left out of the pass rate and its tests.
 	N       int `json:"n"`
 	Passed  int `json:"passed"`
 	Errored int `json:"errored"`
-	// PassRate is Passed/N with its Wilson 95% interval.
+	// EffectiveN is the independent trials among those that completed:
+	// copies (a deterministic agent's identical trials, byte-identical
+	// trial cassettes) count once. EffectivePassed is how many of them
+	// passed. Copies says why EffectiveN is below N − Errored; empty
+	// when it is not.
+	EffectiveN      int    `json:"effective_n"`
+	EffectivePassed int    `json:"effective_passed"`
+	Copies          string `json:"copies,omitempty"`
+	// PassRate is EffectivePassed/EffectiveN with its Clopper–Pearson 95%
+	// interval; zero for a cell with no completed trial (see Verdict).
 	PassRate Interval `json:"pass_rate"`
 	// PassAt and PassHat are pass@k and pass^k for k = 1, 3, 5, 10 (those
 	// ≤ N), by the unbiased estimators.
@@ -103,13 +119,17 @@ type Cell struct {
 	// Scores are the mean of each named score (expectations, invariants
 	// and graders) with a bootstrap 95% interval, by name.
 	Scores []ScoreStat `json:"scores,omitempty"`
-	// CostUSD and Tokens are the median and 90th percentile per trial.
-	CostUSD Spread `json:"cost_usd"`
-	Tokens  Spread `json:"tokens"`
+	// CostUSD and Tokens are the median and 90th percentile per trial;
+	// CostUSD over the trials whose cost is known (a model missing from
+	// the price table has none), CostUnknown counting the others.
+	CostUSD     Spread `json:"cost_usd"`
+	CostUnknown int    `json:"cost_unknown,omitempty"`
+	Tokens      Spread `json:"tokens"`
 	// Thresholds are the eval file's thresholds for the cell.
 	Thresholds *Thresholds `json:"thresholds,omitempty"`
 	// Verdict is "pass" when every threshold of the cell held, "fail"
-	// when one did not, "error" when a trial errored.
+	// when one did not, "error" when a trial errored, "not run" when no
+	// trial ran (a budget or a shard left it out).
 	Verdict string `json:"verdict"`
 	// Trials are every trial, by index.
 	Trials []Trial `json:"trials"`
@@ -129,6 +149,19 @@ type Interval struct {
 	Hi    float64 `json:"hi"`
 }
 
+// Multiplicity says how many tests a family held and how their flags were
+// corrected for it.
+type Multiplicity struct {
+	// Tests is the number of tests in the family.
+	Tests int `json:"tests"`
+	// Uncorrected is how many had p < 0.05; Flagged how many remain after
+	// Method ("benjamini-hochberg" for the exploratory flags, "holm" for
+	// gates).
+	Uncorrected int    `json:"uncorrected"`
+	Flagged     int    `json:"flagged"`
+	Method      string `json:"method"`
+}
+
 // KValue is pass@k or pass^k at one k.
 type KValue struct {
 	K     int     `json:"k"`
@@ -136,16 +169,19 @@ type KValue struct {
 }
 
 // ScoreStat is one named score's mean over the trials that have it (a
-// trial that could not run has none) with its percentile bootstrap 95%
-// interval.
+// trial that could not run has none) with its 95% interval: the
+// binomialized Clopper–Pearson interval of the mean of a score in [0, 1]
+// over the effective trials (see the eval package doc).
 type ScoreStat struct {
 	Name string `json:"name"`
 	// Grader is the grader's kind ("judge", "trajectory_score", ...) for
 	// a grader's score; empty for an expectation's or invariant's, which
 	// score 0 or 1.
 	Grader string `json:"grader,omitempty"`
-	// N is the trials that have the score.
-	N int `json:"n"`
+	// N is the trials that have the score; EffectiveN those that are not
+	// copies.
+	N          int `json:"n"`
+	EffectiveN int `json:"effective_n"`
 	Interval
 }
 
@@ -169,8 +205,11 @@ type Trial struct {
 	// Final is the last AI message's text.
 	Final string       `json:"final,omitempty"`
 	Usage report.Usage `json:"usage"`
-	// Cassette is the trial's cassette, for provider models.
-	Cassette string `json:"cassette,omitempty"`
+	// Cassette is the trial's cassette, for provider models, and
+	// CassetteSHA256 the SHA-256 of its bytes: two trials with one hash
+	// replay the same recording and count once (Cell.EffectiveN).
+	Cassette       string `json:"cassette,omitempty"`
+	CassetteSHA256 string `json:"cassette_sha256,omitempty"`
 	// Timing is wall-clock data.
 	Timing *TrialTiming `json:"timing,omitempty"`
 }
@@ -196,11 +235,16 @@ type VariantSummary struct {
 	Cells  int `json:"cells"`
 	Trials int `json:"trials"`
 	// MacroPassRate is the mean over scenarios (cells) of their pass rates
-	// with the clustered 95% interval (stats.ClusteredMeanCI); with one
-	// cell the interval is that cell's Wilson interval.
+	// with a 95% interval never narrower than the cells' own evidence
+	// (see the eval package doc); with one cell, that cell's interval.
+	// Cells that never ran are left out.
 	MacroPassRate Interval `json:"macro_pass_rate"`
-	// CostUSD is the total cost of the variant's trials.
-	CostUSD float64 `json:"cost_usd"`
+	// NotRun counts the variant's cells with no completed trial.
+	NotRun int `json:"not_run,omitempty"`
+	// CostUSD is the total cost of the variant's trials whose cost is
+	// known; CostUnknown counts the others.
+	CostUSD     float64 `json:"cost_usd"`
+	CostUnknown int     `json:"cost_unknown,omitempty"`
 }
 
 // ThresholdResult is one threshold checked.
@@ -212,6 +256,13 @@ type ThresholdResult struct {
 	Threshold string  `json:"threshold"`
 	Got       float64 `json:"got"`
 	Pass      bool    `json:"pass"`
+	// P is, for a gate that tests (pass_rate min), the one-sided p-value
+	// of the evidence that the threshold is broken, and PAdjusted it after
+	// Holm's correction over every such gate of the report.
+	P         float64 `json:"p,omitempty"`
+	PAdjusted float64 `json:"p_adjusted,omitempty"`
+	// Why says how the threshold was decided.
+	Why string `json:"why,omitempty"`
 }
 
 // Thresholds are the levels a scenario × variant must reach; every set
@@ -222,9 +273,13 @@ type Thresholds struct {
 	PassHat  *KThreshold   `json:"pass_hat,omitempty"`
 }
 
-// MinThreshold asks for a value of at least Min.
+// MinThreshold bounds a pass rate. Min breaks only on evidence: when the
+// one-sided exact binomial test that the rate is at least Min rejects
+// after Holm's correction over every such gate. Lower asks for proof: the
+// rate's 95% Clopper–Pearson lower bound must reach it.
 type MinThreshold struct {
-	Min float64 `json:"min"`
+	Min   float64 `json:"min,omitempty"`
+	Lower float64 `json:"lower,omitempty"`
 }
 
 // KThreshold asks for pass@k (or pass^k) of at least Min.

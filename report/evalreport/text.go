@@ -37,17 +37,23 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	fmt.Fprint(tw, "macro pass rate")
 	for _, s := range r.Suite {
-		fmt.Fprintf(tw, "\t%.2f [%.2f, %.2f]", s.MacroPassRate.Value, s.MacroPassRate.Lo, s.MacroPassRate.Hi)
+		fmt.Fprintf(tw, "\t%s", macroText(s))
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprint(tw, "cost (USD)")
 	for _, s := range r.Suite {
-		fmt.Fprintf(tw, "\t%s", money(s.CostUSD))
+		fmt.Fprintf(tw, "\t%s", costText(s))
 	}
 	fmt.Fprintln(tw)
 	tw.Flush()
+	b.WriteString(EffectiveNote(r))
+	for _, v := range r.Variants {
+		if v.Warning != "" {
+			fmt.Fprintf(&b, "warning: %s\n", v.Warning)
+		}
+	}
 	if rows := scoreRows(r, true); len(rows) > 0 {
-		b.WriteString("\ngrader scores: mean [bootstrap 95% interval]\n")
+		b.WriteString("\ngrader scores: mean [95% interval over the effective trials]\n")
 		writeScoreGrid(&b, r, rows)
 	}
 	for _, c := range r.Comparisons {
@@ -66,8 +72,15 @@ func WriteText(w io.Writer, r *Report) error {
 			}
 		}
 		fmt.Fprintf(&b, "\nthresholds: %d held, %d broken\n", held, len(broken))
+		if g := r.Gates; g != nil {
+			fmt.Fprintf(&b, "  pass_rate min gates: %d tests, Holm-corrected: %d broken on evidence (%d at uncorrected p < 0.05)\n", g.Tests, g.Flagged, g.Uncorrected)
+		}
 		for _, t := range broken {
-			fmt.Fprintf(&b, "  ✗ %s  %s = %.3f\n", t.Threshold, t.Scope, t.Got)
+			fmt.Fprintf(&b, "  ✗ %s  %s = %.3f", t.Threshold, t.Scope, t.Got)
+			if t.Why != "" {
+				fmt.Fprintf(&b, " (%s)", t.Why)
+			}
+			b.WriteString("\n")
 		}
 	}
 	if bu := r.Budget; bu != nil && bu.Stopped {
@@ -89,14 +102,81 @@ func trimLines(s string) string {
 func money(x float64) string { return fmt.Sprintf("$%.4f", x) }
 
 func rateCell(c *Cell) string {
-	s := fmt.Sprintf("%d/%d %.2f [%.2f, %.2f]", c.Passed, c.N, c.PassRate.Value, c.PassRate.Lo, c.PassRate.Hi)
+	if c.N == 0 {
+		return "not run"
+	}
+	if c.EffectiveN == 0 {
+		return fmt.Sprintf("%d errored, none measured", c.Errored)
+	}
+	s := fmt.Sprintf("%d/%d %.2f [%.2f, %.2f]", c.EffectivePassed, c.EffectiveN, c.PassRate.Value, c.PassRate.Lo, c.PassRate.Hi)
+	if done := c.N - c.Errored; c.EffectiveN < done {
+		s += fmt.Sprintf(" (n_eff %d of %d)", c.EffectiveN, done)
+	}
 	if c.Errored > 0 {
-		s += fmt.Sprintf(" (%d errors)", c.Errored)
+		s += fmt.Sprintf(" (+%d errored)", c.Errored)
 	}
 	if c.Verdict == "fail" {
 		s += " ✗"
 	}
 	return s
+}
+
+// macroText is a variant's macro pass rate with its interval and the
+// cells left out.
+func macroText(s VariantSummary) string {
+	if s.Cells == 0 {
+		return "not run"
+	}
+	t := intervalText(s.MacroPassRate)
+	if s.NotRun > 0 {
+		t += fmt.Sprintf(" (%d cells not run)", s.NotRun)
+	}
+	return t
+}
+
+// costText is a variant's known cost and the trials whose cost is not.
+func costText(s VariantSummary) string {
+	t := money(s.CostUSD)
+	if s.CostUnknown > 0 {
+		t += fmt.Sprintf(" + %d trials unknown", s.CostUnknown)
+	}
+	return t
+}
+
+// EffectiveNote says which cells' trials were copies, and what the
+// intervals are: one line per kind of copy, the cells counted.
+func EffectiveNote(r *Report) string {
+	byWhy := map[string][]string{}
+	var whys []string
+	for _, c := range r.Cells {
+		if c.Copies == "" {
+			continue
+		}
+		why := c.Copies
+		if strings.HasPrefix(why, "deterministic") {
+			why = "deterministic (identical trials count as 1)"
+		}
+		if _, ok := byWhy[why]; !ok {
+			whys = append(whys, why)
+		}
+		byWhy[why] = append(byWhy[why], c.ID+" × "+c.Variant)
+	}
+	var b strings.Builder
+	b.WriteString("\npass rate: effective passed/effective n, Clopper–Pearson 95% interval; errored trials left out")
+	if len(whys) == 0 {
+		b.WriteString("; every trial independent\n")
+		return b.String()
+	}
+	b.WriteString("\n")
+	for _, w := range whys {
+		cells := byWhy[w]
+		list := strings.Join(cells[:min(len(cells), 3)], ", ")
+		if len(cells) > 3 {
+			list += fmt.Sprintf(", ... (%d cells)", len(cells))
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", w, list)
+	}
+	return b.String()
 }
 
 // scoreRow is one named score of one scenario (case), a row of the
@@ -227,7 +307,7 @@ func writeErrors(b *strings.Builder, r *Report) {
 }
 
 // TestNote says which test decides a pass-rate change, and why.
-const TestNote = `pass rate: Barnard's unconditional exact test (two-sided, pooled Wald statistic) — each side's trials are fixed by design and the total of passes is not, the model Barnard's test assumes; Fisher's exact test also conditions on the passes and is conservative at small n. Overall: paired t test over scenarios. Cost, tokens, latency and named scores: Mann-Whitney U. ~ means p >= 0.05.`
+const TestNote = `pass rate: Barnard's unconditional exact test (two-sided, pooled Wald statistic) on the effective trials, Δ with Newcombe's 95% interval; overall: Cochran–Mantel–Haenszel stratified by scenario, Δ with the MOVER interval. Cost, tokens, latency: Mann-Whitney U with the Hodges–Lehmann shift and its 95% interval; named scores: Mann-Whitney U with the change of means. q: p after Benjamini–Hochberg over every test listed; ~ means q >= 0.05. MDE: the smallest change in pass rate found 80% of the time at these trials (two-sided, α = 0.05).`
 
 // WriteComparison writes a comparison as a table: per cell and overall,
 // the pass rates, the change with its interval and p-value ("~" when not
@@ -243,7 +323,7 @@ func writeComparison(b *strings.Builder, c Comparison, note bool) {
 	fmt.Fprintf(b, "%s vs %s\n", c.New, c.Base)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	timed := slices.ContainsFunc(c.Cells, func(d CellDelta) bool { return d.LatencyMS != nil })
-	head := "scenario\tvariant\tbase\tnew\tΔ pass rate\tp\tcost\ttokens"
+	head := "scenario\tvariant\tbase\tnew\tΔ pass rate\tp\tq\tMDE\tcost\ttokens"
 	if timed {
 		head += "\tlatency"
 	}
@@ -254,14 +334,21 @@ func writeComparison(b *strings.Builder, c Comparison, note bool) {
 		if d.LatencyMS != nil {
 			lat = "\t" + change(*d.LatencyMS)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d/%d\t%s\t%s\t%s\t%s%s\n", d.ID, d.Variant, r.BasePassed, r.BaseN, r.NewPassed, r.NewN,
-			rateChange(r.Delta, r.Lo, r.Hi, r.Significant), pval(r.P, r.Test), change(d.CostUSD), change(d.Tokens), lat)
+		if r.Test == "none" {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tnot tested\t\t\t\t%s\t%s%s\n", d.ID, d.Variant, sideText(r.BasePassed, r.BaseN, r.BaseErrored), sideText(r.NewPassed, r.NewN, r.NewErrored), change(d.CostUSD), change(d.Tokens), lat)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\tq=%.3f\t%s\t%s\t%s%s\n", d.ID, d.Variant, sideText(r.BasePassed, r.BaseN, r.BaseErrored), sideText(r.NewPassed, r.NewN, r.NewErrored),
+			rateChange(r.Delta, r.Lo, r.Hi, r.Significant), pval(r.P, r.Test), r.Q, mdeText(r.MDE), change(d.CostUSD), change(d.Tokens), lat)
 	}
 	for _, o := range c.Overall {
-		fmt.Fprintf(tw, "overall (%d)\t%s\t%.2f\t%.2f\t%s\t%s\t%s\n", o.Cells, o.Variant, o.Base, o.New,
-			rateChange(o.Delta, o.Lo, o.Hi, o.Significant), pval(o.P, o.Test), change(o.CostUSD))
+		fmt.Fprintf(tw, "overall (%d)\t%s\t%.2f\t%.2f\t%s\t%s\tq=%.3f\t%s\t%s\n", o.Cells, o.Variant, o.Base, o.New,
+			rateChange(o.Delta, o.Lo, o.Hi, o.Significant), pval(o.P, o.Test), o.Q, mdeText(o.MDE), change(o.CostUSD))
 	}
 	tw.Flush()
+	if m := c.Multiplicity; m != nil {
+		fmt.Fprintf(b, "%d tests (with the other comparisons of the report); %d at p < 0.05, %d flagged after Benjamini–Hochberg (q < 0.05)\n", m.Tests, m.Uncorrected, m.Flagged)
+	}
 	writeScoreChanges(b, c)
 	for _, k := range c.OnlyBase {
 		fmt.Fprintf(b, "only in %s: %s\n", c.Base, k)
@@ -298,13 +385,13 @@ func writeScoreChanges(b *strings.Builder, c Comparison) {
 	}
 	b.WriteString("\nscores: mean per trial (Mann-Whitney U)\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tvariant\tscore\tbase\tnew\tΔ\tp")
+	fmt.Fprintln(tw, "scenario\tvariant\tscore\tbase\tnew\tΔ\tp\tq")
 	for _, r := range rows {
 		delta := fmt.Sprintf("%+.2f", r.d.Delta)
 		if !r.d.Significant {
 			delta = "~ " + delta
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%s\tp=%.3f\n", r.id, r.variant, scoreLabel(r.d.Name, r.d.Grader), r.d.Base, r.d.New, delta, r.d.P)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%s\tp=%.3f\tq=%.3f\n", r.id, r.variant, scoreLabel(r.d.Name, r.d.Grader), r.d.Base, r.d.New, delta, r.d.P, r.d.Q)
 	}
 	tw.Flush()
 	if same > 0 {
@@ -322,16 +409,50 @@ func rateChange(d, lo, hi float64, sig bool) string {
 
 func pval(p float64, test string) string { return fmt.Sprintf("p=%.3f %s", p, test) }
 
-// change is the ratio of medians as benchstat prints it, "~" when not
-// significant.
+// mdeText is a minimum detectable effect, "none" when no change within
+// [0, 1] is found 80% of the time at these trials.
+func mdeText(m float64) string {
+	if m >= 1 {
+		return "none"
+	}
+	return fmt.Sprintf("%.2f", m)
+}
+
+// sideText is one side's effective passes, with the errored trials left
+// out.
+func sideText(passed, n, errored int) string {
+	if n == 0 {
+		if errored > 0 {
+			return fmt.Sprintf("%d errored", errored)
+		}
+		return "not run"
+	}
+	s := fmt.Sprintf("%d/%d", passed, n)
+	if errored > 0 {
+		s += fmt.Sprintf(" +%de", errored)
+	}
+	return s
+}
+
+// change is the Hodges–Lehmann shift with its interval, what the
+// Mann-Whitney test tests; "~" when not significant, "unknown" when a
+// side has no known value.
 func change(m MedianDelta) string {
+	if m.Untested {
+		if m.Unknown == 0 {
+			return "not tested"
+		}
+		return fmt.Sprintf("unknown (%d)", m.Unknown)
+	}
 	if !m.Significant {
 		return "~"
 	}
-	if m.Base == 0 {
-		return fmt.Sprintf("%.3g → %.3g", m.Base, m.New)
+	if m.ShiftLo == m.ShiftHi {
+		// every pairwise difference alike: the samples have no spread, and
+		// a zero-width interval would read as certainty
+		return fmt.Sprintf("%+.3g (no spread: no interval)", m.Shift)
 	}
-	return fmt.Sprintf("%+.1f%%", (m.Ratio-1)*100)
+	return fmt.Sprintf("%+.3g [%+.3g, %+.3g]", m.Shift, m.ShiftLo, m.ShiftHi)
 }
 
 // WriteChecks writes one line per checked threshold: "✓ ..." or "✗ ...".

@@ -41,7 +41,7 @@ func fixture() *Report {
 		Variants: []VariantInfo{{Name: "base"}, {Name: "terse", Description: "a terse prompt", Overrides: []string{"prompt"}}},
 		Budget:   &Budget{MaxTrials: 11, SpentUSD: 0.011, Run: 11, Stopped: true, Unrun: 1, Reason: "--max-trials 11 reached"},
 		Cells: []Cell{
-			{Scenario: "forecast", ID: "forecast", Variant: "base", N: 3, Passed: 3, PassRate: Interval{Value: 1, Lo: 0.44, Hi: 1},
+			{Scenario: "forecast", ID: "forecast", Variant: "base", N: 3, Passed: 3, EffectiveN: 1, EffectivePassed: 1, Copies: "deterministic: 3 identical trials count as 1", PassRate: Interval{Value: 1, Lo: 0.025, Hi: 1},
 				PassAt: []KValue{{K: 1, Value: 1}, {K: 3, Value: 1}}, PassHat: []KValue{{K: 1, Value: 1}, {K: 3, Value: 1}},
 				Scores: cellScores(1, 1), CostUSD: Spread{Median: 0.001, P90: 0.001}, Tokens: Spread{Median: 300, P90: 300}, Thresholds: th, Verdict: "pass",
 				Trials: []Trial{
@@ -50,34 +50,38 @@ func fixture() *Report {
 					trial(3, report.StatusPass, held("final", true), Score{Name: "forecast checked", Value: 1, Grader: "trajectory_score"}, Score{Name: "graders[1] (judge)", Value: 1, Grader: "judge"}),
 				},
 				Timing: &CellTiming{LatencyMS: Spread{Median: 1.5, P90: 1.5}}},
-			{Scenario: "forecast", ID: "forecast", Variant: "terse", N: 3, Passed: 1, PassRate: Interval{Value: 1.0 / 3, Lo: 0.06, Hi: 0.79},
+			{Scenario: "forecast", ID: "forecast", Variant: "terse", N: 3, Passed: 1, EffectiveN: 3, EffectivePassed: 1, PassRate: Interval{Value: 1.0 / 3, Lo: 0.008, Hi: 0.906},
 				Scores: cellScores(0.5, 1.0/3), Thresholds: th, Verdict: "fail",
 				Trials: []Trial{
 					trial(1, report.StatusPass, held("final", true), Score{Name: "forecast checked", Value: 1, Grader: "trajectory_score"}, Score{Name: "graders[1] (judge)", Value: 1, Grader: "judge"}),
 					trial(2, report.StatusFail, held("final", false), Score{Name: "forecast checked", Value: 0, Grader: "trajectory_score"}, Score{Name: "graders[1] (judge)", Value: 0.5, Grader: "judge"}),
 					trial(3, report.StatusFail, held("final", false), Score{Name: "forecast checked", Value: 0, Grader: "trajectory_score"}, Score{Name: "graders[1] (judge)", Value: 0, Grader: "judge"}),
 				}},
-			{Scenario: "capital", Case: "Peru", ID: "capital[Peru]", Variant: "base", N: 3, Passed: 3, PassRate: Interval{Value: 1, Lo: 0.44, Hi: 1},
+			{Scenario: "capital", Case: "Peru", ID: "capital[Peru]", Variant: "base", N: 3, Passed: 3, EffectiveN: 3, EffectivePassed: 3, PassRate: Interval{Value: 1, Lo: 0.292, Hi: 1},
 				Scores: []ScoreStat{{Name: "final", N: 3, Interval: Interval{Value: 1, Lo: 1, Hi: 1}}}, Verdict: "pass",
 				Trials: []Trial{trial(1, report.StatusPass, held("final", true)), trial(2, report.StatusPass, held("final", true)), trial(3, report.StatusPass, held("final", true))}},
-			{Scenario: "capital", Case: "Peru", ID: "capital[Peru]", Variant: "terse", N: 2, Passed: 1, Errored: 1, PassRate: Interval{Value: 0.5, Lo: 0.09, Hi: 0.91},
+			{Scenario: "capital", Case: "Peru", ID: "capital[Peru]", Variant: "terse", N: 2, Passed: 1, Errored: 1, EffectiveN: 1, EffectivePassed: 1, PassRate: Interval{Value: 1, Lo: 0.025, Hi: 1},
 				Scores: []ScoreStat{{Name: "final", N: 1, Interval: Interval{Value: 1, Lo: 1, Hi: 1}}}, Verdict: "error",
 				Trials: []Trial{trial(1, report.StatusPass, held("final", true)), {Index: 2, Status: report.StatusError, Message: "capital[Peru] × terse trial 2: cassettes/capital/Peru/terse/trial-2.yaml: cassette not found"}}},
+			{Scenario: "weather", ID: "weather", Variant: "base", Verdict: "not run"},
+			{Scenario: "weather", ID: "weather", Variant: "terse", Verdict: "not run"},
 		},
 		Suite: []VariantSummary{
-			{Variant: "base", Cells: 2, Trials: 6, MacroPassRate: Interval{Value: 1, Lo: 1, Hi: 1}, CostUSD: 0.006},
-			{Variant: "terse", Cells: 2, Trials: 5, MacroPassRate: Interval{Value: 0.42, Lo: 0, Hi: 1}, CostUSD: 0.004},
+			{Variant: "base", Cells: 2, Trials: 6, NotRun: 1, MacroPassRate: Interval{Value: 1, Lo: 0.31, Hi: 1}, CostUSD: 0.006},
+			{Variant: "terse", Cells: 2, Trials: 5, NotRun: 1, MacroPassRate: Interval{Value: 0.67, Lo: 0.08, Hi: 0.96}, CostUSD: 0.004, CostUnknown: 1},
 		},
 		Comparisons: []Comparison{{Base: "base", New: "terse",
 			Cells: []CellDelta{
-				{ID: "capital[Peru]", Variant: "terse", PassRate: RateDelta{BasePassed: 3, BaseN: 3, NewPassed: 1, NewN: 2, Base: 1, New: 0.5, Delta: -0.5, Lo: -0.9, Hi: 0.2, P: 0.4, Test: "barnard"},
+				{ID: "capital[Peru]", Variant: "terse", PassRate: RateDelta{BasePassed: 3, BaseN: 3, NewPassed: 1, NewN: 1, NewErrored: 1, Base: 1, New: 1, Delta: 0, Lo: -0.71, Hi: 0.56, P: 1, Q: 1, Test: "barnard", MDE: 1},
 					Scores: []ScoreDelta{{Name: "final", Base: 1, New: 1, P: 1}}},
-				{ID: "forecast", Variant: "terse", PassRate: RateDelta{BasePassed: 3, BaseN: 3, NewPassed: 1, NewN: 3, Base: 1, New: 1.0 / 3, Delta: -2.0 / 3, Lo: -0.94, Hi: -0.01, P: 0.04, Test: "barnard", Significant: true},
-					CostUSD: MedianDelta{Base: 0.001, New: 0.001, Ratio: 1, P: 1},
+				{ID: "forecast", Variant: "terse", PassRate: RateDelta{BasePassed: 1, BaseN: 1, NewPassed: 1, NewN: 3, Base: 1, New: 1.0 / 3, Delta: -2.0 / 3, Lo: -0.94, Hi: 0.4, P: 0.5, Q: 1, Test: "barnard", MDE: 1},
+					CostUSD: MedianDelta{Base: 0.001, New: 0.002, Ratio: 2, Shift: 0.001, ShiftLo: 0.0005, ShiftHi: 0.0015, P: 0.01, Q: 0.04, Significant: true},
+					Tokens:  MedianDelta{Untested: true, Unknown: 4},
 					Scores: []ScoreDelta{{Name: "final", Base: 1, New: 1.0 / 3, Delta: -2.0 / 3, P: 0.1}, {Name: "forecast checked", Grader: "trajectory_score", Base: 1, New: 1.0 / 3, Delta: -2.0 / 3, P: 0.1},
 						{Name: "graders[1] (judge)", Grader: "judge", Base: 1, New: 0.5, Delta: -0.5, P: 0.08}}},
 			},
-			Overall: []OverallDelta{{Variant: "terse", Cells: 2, Base: 1, New: 0.42, Delta: -0.58, Lo: -1.6, Hi: 0.4, P: 0.13, Test: "paired-t"}},
+			Overall:      []OverallDelta{{Variant: "terse", Cells: 2, Base: 1, New: 0.67, Delta: -0.33, Lo: -0.8, Hi: 0.3, P: 0.6, Q: 1, Test: "cmh", MDE: 0.9}},
+			Multiplicity: &Multiplicity{Tests: 9, Uncorrected: 2, Flagged: 1, Method: "benjamini-hochberg"},
 		}},
 		Thresholds: []ThresholdResult{
 			{Scope: "forecast × base", Threshold: "pass_rate >= 0.5", Got: 1, Pass: true},
@@ -184,11 +188,11 @@ func TestWritersEscape(t *testing.T) {
 		absent []string
 	}{
 		{"a pipe or a tag in a scenario or score name must not break the Markdown tables", func(b *bytes.Buffer) error { return WriteMarkdown(b, r) },
-			[]string{`| a\|b&lt;script&gt; | 1.00 [0.44, 1.00] | 0.33 [0.06, 0.79] ❌ |`, `| a\|b&lt;script&gt; | x\|&lt;b&gt; (trajectory_score) |`, "## eval fixture: ❌"}, []string{"<script>", "<b>"}},
+			[]string{`| a\|b&lt;script&gt; | 1.00 [0.03, 1.00] (n_eff 1 of 3) | 0.33 [0.01, 0.91] ❌ |`, `| a\|b&lt;script&gt; | x\|&lt;b&gt; (trajectory_score) |`, "## eval fixture: ❌"}, []string{"<script>", "<b>"}},
 		{"the HTML page escapes names and has no external resource", func(b *bytes.Buffer) error { return WriteHTML(b, r) },
 			[]string{"a|b&lt;script&gt;", "x|&lt;b&gt; (trajectory_score)", `class="ci"`}, []string{"<script>", "<b>", "http://", "https://"}},
 		{"JUnit has one test case per scenario × variant, failed by its threshold", func(b *bytes.Buffer) error { return WriteJUnit(b, r) },
-			[]string{`tests="4" failures="1" errors="1"`, `<failure message="pass_rate &gt;= 0.5: got 0.333">`}, nil},
+			[]string{`tests="6" failures="1" errors="1"`, `<skipped message="not run">`, `<failure message="pass_rate &gt;= 0.5: got 0.333">`}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.reason, func(t *testing.T) {
