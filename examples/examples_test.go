@@ -59,20 +59,36 @@ type brokenCopy struct {
 // nodeEdits are the edits of a JavaScript example's agent (the five
 // share their prompt, tool and weather table): its prompt, its tool's
 // description, the result its tool sends back for London. Each fails
-// the replay of dir's recorded scenario with the body diff showing the
-// edit.
-func nodeEdits(dir string) []agentEdit {
+// the replay of dir's recorded scenario; prompt, tools and result are
+// what the failure shows for each edit, in the protocol the example's
+// library speaks: where the body differs and the body diff's lines.
+func nodeEdits(dir string, prompt, tools, result []string) []agentEdit {
 	miss := "replay: no recorded request of cassette " + dir + "/cassettes/parallel.yaml matches it"
-	return []agentEdit{{
-		name: "prompt", old: `"You are a helpful weather assistant.`, new: `"You are a weather assistant. Answer in one word.`,
-		want: []string{miss, "body (-recorded +requested):", "-", "You are a helpful weather assistant.", "+", "You are a weather assistant. Answer in one word."},
-	}, {
-		name: "tools", old: `"Get the current weather in a city."`, new: `"Get the weather."`,
-		want: []string{miss, "body (-recorded +requested):", `"Get the current weather in a city."`, `"Get the weather."`},
-	}, {
-		name: "tool result", old: `London: "rainy, 14°C"`, new: `London: "foggy, 9°C"`,
-		want: []string{miss, "body (-recorded +requested):", "rainy, 14°C", "foggy, 9°C"},
-	}}
+	rerecord := "record again: agenteval run --mode record --overwrite " + dir + "/recorded/parallel.yaml"
+	with := func(lines []string) []string {
+		return append([]string{miss, rerecord, "body (-recorded +requested):"}, lines...)
+	}
+	return []agentEdit{
+		{name: "prompt", old: `"You are a helpful weather assistant.`, new: `"You are a weather assistant. Answer in one word.`, want: with(prompt)},
+		{name: "tools", old: `"Get the current weather in a city."`, new: `"Get the weather."`, want: with(tools)},
+		{name: "tool result", old: `London: "rainy, 14°C"`, new: `London: "foggy, 9°C"`, want: with(result)},
+	}
+}
+
+// chatTools is how an edited tool description shows in a Chat
+// Completions request.
+var chatTools = []string{
+	"differs in: body at tools[0].function.description",
+	`-         "description": "Get the current weather in a city."`,
+	`+         "description": "Get the weather."`,
+}
+
+// chatPrompt is how the edited prompt shows in a Chat Completions
+// request.
+var chatPrompt = []string{
+	"differs in: body at messages[0].content[0].text",
+	`-           "text": "You are a helpful weather assistant."`,
+	`+           "text": "You are a weather assistant. Answer in one word."`,
 }
 
 // agentEdit is a change to an example's agent: old replaced by new in
@@ -117,7 +133,11 @@ var examples = []example{
 	},
 	{
 		dir: "langgraph-react", runtime: "node", agent: "../agent.mjs",
-		edits: nodeEdits("langgraph-react"),
+		edits: nodeEdits("langgraph-react", chatPrompt, chatTools, []string{
+			"differs in: body at messages[4].content[0].text",
+			`-           "text": "rainy, 14°C"`,
+			`+           "text": "foggy, 9°C"`,
+		}),
 		broken: []brokenCopy{{
 			file: "../agent.broken.mjs",
 			// its tool answers every city with the weather of Paris
@@ -126,7 +146,20 @@ var examples = []example{
 	},
 	{
 		dir: "openai-agents", runtime: "node", agent: "../agent.mjs",
-		edits: nodeEdits("openai-agents"),
+		// the Agents SDK speaks Responses
+		edits: nodeEdits("openai-agents", []string{
+			"differs in: body at instructions",
+			`-   "instructions": "You are a helpful weather assistant."`,
+			`+   "instructions": "You are a weather assistant. Answer in one word."`,
+		}, []string{
+			"differs in: body at tools[0].description",
+			`-       "description": "Get the current weather in a city."`,
+			`+       "description": "Get the weather."`,
+		}, []string{
+			"differs in: body at input[4].output",
+			`-       "output": "rainy, 14°C"`,
+			`+       "output": "foggy, 9°C"`,
+		}),
 		broken: []brokenCopy{{
 			file: "../agent.broken.mjs",
 			// its tool declares "location" where the model sends "city"
@@ -135,7 +168,12 @@ var examples = []example{
 	},
 	{
 		dir: "vercel-ai", runtime: "node", agent: "../agent.mjs",
-		edits: nodeEdits("vercel-ai"),
+		// the AI SDK sends a tool's result as JSON text
+		edits: nodeEdits("vercel-ai", chatPrompt, chatTools, []string{
+			"differs in: body at messages[4].content[0].text",
+			`-           "text": "\"rainy, 14°C\""`,
+			`+           "text": "\"foggy, 9°C\""`,
+		}),
 		broken: []brokenCopy{{
 			file: "../agent.broken.mjs",
 			// it forgets maxSteps: the tool results never reach the model
@@ -144,7 +182,20 @@ var examples = []example{
 	},
 	{
 		dir: "langchain-agent", runtime: "node", agent: "../agent.mjs",
-		edits: nodeEdits("langchain-agent"),
+		// LangChain.js's Anthropic model speaks Messages
+		edits: nodeEdits("langchain-agent", []string{
+			"differs in: body at system[0].text",
+			`-       "text": "You are a helpful weather assistant. You can email the weather."`,
+			`+       "text": "You are a weather assistant. Answer in one word. You can email the weather."`,
+		}, []string{
+			"differs in: body at tools[0].description",
+			`-       "description": "Get the current weather in a city."`,
+			`+       "description": "Get the weather."`,
+		}, []string{
+			"differs in: body at messages[2].content[1].content[0].text",
+			`-               "text": "rainy, 14°C"`,
+			`+               "text": "foggy, 9°C"`,
+		}),
 		broken: []brokenCopy{{
 			file: "../agent.broken.mjs",
 			// it resumes the human-in-the-loop middleware with a bare list

@@ -198,7 +198,7 @@ func (r *commandRun) source() (serve.Source, error) {
 		if s.Agent.Replay == ReplayByOrder {
 			return serve.NewReplayOrdered(agent), nil
 		}
-		return serve.NewReplay(agent, serve.ReplayOptions{BaseURL: replayBaseURLs(s), Scenario: s.Name, Rerecord: rerecordHint(s)}), nil
+		return serve.NewReplay(agent, serve.ReplayOptions{BaseURL: ReplayBaseURLs(s), Scenario: s.Name, Rerecord: rerecordHint(s)}), nil
 	}
 	rec, err := cassette.Open(path, copts)
 	if err != nil {
@@ -212,7 +212,7 @@ func (r *commandRun) source() (serve.Source, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	return serve.NewRecorder(rec, serve.RecorderOptions{Upstreams: recordUpstreams(s, lookup)}), nil
+	return serve.NewRecorder(rec, serve.RecorderOptions{Upstreams: RecordUpstreams(s, lookup)}), nil
 }
 
 // rerecordHint says how to record a command agent's cassette again.
@@ -222,10 +222,10 @@ func rerecordHint(s *Scenario) string {
 	return "agenteval run --mode record --overwrite " + filepath.ToSlash(s.File)
 }
 
-// replayBaseURLs is where the requests a replay matches were recorded:
-// the scenario model's provider at agent.base_url, when it names one
-// (serve.ReplayOptions.BaseURL).
-func replayBaseURLs(s *Scenario) map[string]string {
+// ReplayBaseURLs is where the requests of s's cassette were recorded,
+// for serve.ReplayOptions.BaseURL: the scenario model's provider at
+// agent.base_url when it names one, else nil (the public endpoints).
+func ReplayBaseURLs(s *Scenario) map[string]string {
 	if s.Agent.BaseURL == "" {
 		return nil
 	}
@@ -242,14 +242,14 @@ func modelProvider(model string) string {
 	return provider
 }
 
-// recordUpstreams is where a record run forwards a command agent's
-// requests. With agent.base_url, the scenario model's provider alone, at
+// RecordUpstreams is where a record run forwards a command agent's
+// requests (serve.RecorderOptions.Upstreams). With agent.base_url, the scenario model's provider alone, at
 // that URL (openai-compatible speaks OpenAI's protocols): a request of
 // another provider is refused and sent nowhere, so no traffic reaches a
 // host the scenario does not name. Without, every provider at its public
 // endpoint. The key is the provider's, read from its variable
 // (OPENAI_API_KEY, ANTHROPIC_API_KEY) in agenteval's environment.
-func recordUpstreams(s *Scenario, lookup func(string) (string, bool)) map[string]serve.Upstream {
+func RecordUpstreams(s *Scenario, lookup func(string) (string, bool)) map[string]serve.Upstream {
 	if s.Agent.BaseURL == "" {
 		return serve.PublicUpstreams(lookup)
 	}

@@ -3,6 +3,7 @@ package serve_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,4 +96,30 @@ func (o *onlyHost) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, context.Canceled
 	}
 	return http.DefaultTransport.RoundTrip(req)
+}
+
+// FuzzUpstreamURL: whatever base URL a scenario names and whatever path
+// and query a client sends, UpstreamURL never panics, and a URL it
+// returns goes to the base URL's host and no other.
+func FuzzUpstreamURL(f *testing.F) {
+	f.Add("http://127.0.0.1:8000/v1?api-version=1", "/v1/chat/completions", "a=1")
+	f.Add("https://x.openai.azure.com/openai/deployments/d?api-version=2024-10-21", "/v1/responses", "")
+	f.Add("http://h:4000/anthropic/", "/v1/messages", "beta=true")
+	f.Add("http://h/%2F/v1", "//evil.example/chat/completions", "x=%zz")
+	f.Fuzz(func(t *testing.T, base, path, query string) {
+		for _, p := range []serve.Protocol{serve.OpenAIChat, serve.OpenAIResponses, serve.Messages} {
+			got, err := serve.UpstreamURL(p, base, path, query)
+			if err != nil {
+				continue
+			}
+			u, err := url.Parse(got)
+			if err != nil {
+				t.Fatalf("UpstreamURL(%q, %q, %q) = %q, which does not parse: %v", base, path, query, got, err)
+			}
+			b, _ := url.Parse(base)
+			if u.Host != b.Host || u.Scheme != b.Scheme {
+				t.Fatalf("UpstreamURL(%q, %q, %q) = %q: not the base URL's host", base, path, query, got)
+			}
+		}
+	})
 }

@@ -32,11 +32,14 @@ func newServeCmd() *cobra.Command {
 language answers from the scenario instead of a real provider.
 
   --mode script   answers from the scenario's script: (the default when it has one)
-  --mode replay   replays the scenario's cassette by order: the n-th request of a
-                  protocol gets its n-th recorded answer, whatever the request says
-  --mode record   forwards to the real provider (OPENAI_API_KEY, ANTHROPIC_API_KEY,
-                  GEMINI_API_KEY) and records the scenario's cassette, credentials
-                  scrubbed
+  --mode replay   replays the scenario's cassette by request content: a request
+                  the cassette does not record is refused (400) with the closest
+                  recorded one and the body diff (agent.replay: by-order in the
+                  scenario replays by order instead, for other tools' cassettes)
+  --mode record   forwards to the provider (OPENAI_API_KEY, ANTHROPIC_API_KEY,
+                  GEMINI_API_KEY) at the scenario's agent.base_url, or its
+                  public endpoint without one, and records the scenario's
+                  cassette, credentials scrubbed
 
 Streamed answers go out event by event, each flushed as a provider sends it:
 scripted ones in the real services' event order, replayed ones in the events
@@ -157,13 +160,17 @@ func serveSource(s *harness.Scenario, mode, cassettePath string, limits cassette
 		if err != nil {
 			return nil, nil, fmt.Errorf("serve: %w", err)
 		}
-		return serve.NewReplayOrdered(c), none, nil
+		if s.Agent.Replay == harness.ReplayByOrder {
+			return serve.NewReplayOrdered(c), none, nil
+		}
+		rerecord := fmt.Sprintf("delete %s, then agenteval serve --scenario %s --mode record", cassettePath, s.File)
+		return serve.NewReplay(c, serve.ReplayOptions{BaseURL: harness.ReplayBaseURLs(s), Scenario: s.Name, Rerecord: rerecord}), none, nil
 	case "record":
 		rec, err := cassette.Open(cassettePath, cassette.Options{Mode: cassette.ModeRecord, Scenario: s.File, Limits: limits})
 		if err != nil {
 			return nil, nil, fmt.Errorf("serve: %w", err)
 		}
-		src := serve.NewRecorder(rec, serve.RecorderOptions{Upstreams: serve.PublicUpstreams(os.LookupEnv)})
+		src := serve.NewRecorder(rec, serve.RecorderOptions{Upstreams: harness.RecordUpstreams(s, os.LookupEnv)})
 		return src, rec.Stop, nil
 	}
 	return nil, nil, fmt.Errorf("serve: unknown --mode %q (want script, replay or record)", mode)
