@@ -204,7 +204,21 @@ var examples = []example{
 	},
 	{
 		dir: "google-adk", runtime: "node", agent: "../agent.mjs",
-		edits: nodeEdits("google-adk"),
+		// ADK puts the agent's name and description before its
+		// instruction in Gemini's systemInstruction
+		edits: nodeEdits("google-adk", []string{
+			"differs in: body at systemInstruction.parts[0].text",
+			`-         "text": "You are an agent. Your internal name is \"weather_agent\".\n\nThe description about you is \"Answers questions about the weather.\"\n\nYou are a helpful weather assistant."`,
+			`+         "text": "You are an agent. Your internal name is \"weather_agent\".\n\nThe description about you is \"Answers questions about the weather.\"\n\nYou are a weather assistant. Answer in one word."`,
+		}, []string{
+			"differs in: body at tools[0].functionDeclarations[0].description",
+			`-           "description": "Get the current weather in a city."`,
+			`+           "description": "Get the weather."`,
+		}, []string{
+			"differs in: body at contents[2].parts[1].functionResponse.response.result",
+			`-               "result": "rainy, 14°C"`,
+			`+               "result": "foggy, 9°C"`,
+		}),
 		broken: []brokenCopy{{
 			file: "../agent.broken.mjs",
 			// its tool answers every city with the weather of Paris
