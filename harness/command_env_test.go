@@ -116,7 +116,7 @@ printf '{"output": "key=%s passed=%s names= %s"}\n' "$OPENAI_API_KEY" "$AGENTEVA
 		t.Errorf("the program's answer %q does not start with %q: the dummy key and the passed variable", res.Final, want)
 	}
 	for k := range plantedCredentials {
-		if k == "OPENAI_API_KEY" || k == "ANTHROPIC_API_KEY" {
+		if k == "OPENAI_API_KEY" || k == "ANTHROPIC_API_KEY" || k == "GEMINI_API_KEY" {
 			continue // set to the dummy key (checked above for OpenAI's)
 		}
 		if strings.Contains(res.Final, " "+k+" ") {

@@ -34,8 +34,11 @@ func TestCommandGeminiAgentRecordsThenReplays(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: the command agent of this test is the Google ADK example")
 	}
-	if _, err := os.Stat("../examples/google-adk/node_modules"); err != nil {
-		t.Skip("examples/google-adk/node_modules is missing: go test ./examples installs it (npm ci)")
+	// npm writes node_modules/.package-lock.json last, when an install
+	// is whole: go test ./examples may be installing the folder while
+	// this test runs, and a half-installed folder is not an agent.
+	if _, err := os.Stat("../examples/google-adk/node_modules/.package-lock.json"); err != nil {
+		t.Skip("examples/google-adk/node_modules is missing or not installed whole: go test ./examples installs it (npm ci)")
 	}
 	agent, err := filepath.Abs(adkAgent)
 	if err != nil {
