@@ -34,8 +34,10 @@
 // published schema requires, a field serve has no value for sent as null
 // where the schema allows null: TestAnswersMatchPublishedSpecs checks
 // every protocol, streamed and not, every answer shape, error and
-// refusal, against OpenAI's OpenAPI document and Anthropic's official SDK
-// types, vendored in testdata/spec (its README names their commits).
+// refusal, against OpenAI's OpenAPI document (vendored in testdata/spec)
+// and Anthropic's official TypeScript SDK's types (the npm package at the
+// version testdata/spec/anthropic's lock file pins, installed by the test);
+// testdata/spec/README.md names the sources and versions.
 //
 // Tool call ids. A scripted tool call without an id gets one, on every
 // protocol, from the answer's number n (the 1-based request the source
