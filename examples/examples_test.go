@@ -56,7 +56,7 @@ type brokenCopy struct {
 	want []string
 }
 
-// nodeEdits are the edits of a JavaScript example's agent (the four
+// nodeEdits are the edits of a JavaScript example's agent (the five
 // share their prompt, tool and weather table): its prompt, its tool's
 // description, the result its tool sends back for London. Each fails
 // the replay of dir's recorded scenario; prompt, tools and result are
@@ -200,6 +200,29 @@ var examples = []example{
 			file: "../agent.broken.mjs",
 			// it resumes the human-in-the-loop middleware with a bare list
 			want: []string{`turns[1] failed: AgentError: Invalid HITLResponse: decisions must be a non-empty array`},
+		}},
+	},
+	{
+		dir: "google-adk", runtime: "node", agent: "../agent.mjs",
+		// ADK puts the agent's name and description before its
+		// instruction in Gemini's systemInstruction
+		edits: nodeEdits("google-adk", []string{
+			"differs in: body at systemInstruction.parts[0].text",
+			`-         "text": "You are an agent. Your internal name is \"weather_agent\".\n\nThe description about you is \"Answers questions about the weather.\"\n\nYou are a helpful weather assistant."`,
+			`+         "text": "You are an agent. Your internal name is \"weather_agent\".\n\nThe description about you is \"Answers questions about the weather.\"\n\nYou are a weather assistant. Answer in one word."`,
+		}, []string{
+			"differs in: body at tools[0].functionDeclarations[0].description",
+			`-           "description": "Get the current weather in a city."`,
+			`+           "description": "Get the weather."`,
+		}, []string{
+			"differs in: body at contents[2].parts[1].functionResponse.response.result",
+			`-               "result": "rainy, 14°C"`,
+			`+               "result": "foggy, 9°C"`,
+		}),
+		broken: []brokenCopy{{
+			file: "../agent.broken.mjs",
+			// its tool answers every city with the weather of Paris
+			want: []string{`+     + tool get_weather [-] ← call_london "sunny, 21°C"`},
 		}},
 	},
 }

@@ -39,10 +39,16 @@ func (r *reader) checkDuration(path, d string) {
 	}
 }
 
+// geminiPrefix starts a Gemini model name, "gemini:gemini-2.5-flash".
+const geminiPrefix = "gemini:"
+
 // checkAgent checks the agent's model and middleware.
 func (r *reader) checkAgent(s *Scenario) {
 	a := &s.Agent
 	r.checkExternal(s)
+	if strings.HasPrefix(a.Model, geminiPrefix) && a.Kind != "command" {
+		r.problem("agent.model", r.posOf("agent.model"), fmt.Sprintf(`a "gemini" model is served to command agents only (agenteval serve speaks Gemini's API; the engine has no Gemini client): set agent.kind "command", not %q`, kindOrReact(a.Kind)))
+	}
 	if strings.HasPrefix(a.Model, "openai-compatible:") && a.BaseURL == "" {
 		r.problem("agent.base_url", r.posOf("agent.model"), `missing: an "openai-compatible" model needs the server's base_url`)
 	}

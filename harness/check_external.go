@@ -125,9 +125,9 @@ func (r *reader) checkCommand(s *Scenario) {
 // name to, or "" when it sets no such variable.
 func agentevalSets(name string) string {
 	switch {
-	case name == "OPENAI_API_KEY" || name == "ANTHROPIC_API_KEY":
+	case name == "OPENAI_API_KEY" || name == "ANTHROPIC_API_KEY" || name == "GEMINI_API_KEY":
 		return "the dummy key; a record run sends the real one itself"
-	case name == "OPENAI_BASE_URL" || name == "ANTHROPIC_BASE_URL":
+	case name == "OPENAI_BASE_URL" || name == "ANTHROPIC_BASE_URL" || name == "GOOGLE_GEMINI_BASE_URL":
 		return "the model server's URL"
 	case name == "AGENTEVAL_SCENARIO" || name == "AGENTEVAL_MODEL" || name == "AGENTEVAL_VARIANT":
 		return "the run's scenario, model and variant"

@@ -334,6 +334,8 @@ func (r *commandRun) environ(base string) []string {
 		"OPENAI_API_KEY="+DummyAPIKey,
 		"ANTHROPIC_BASE_URL="+base,
 		"ANTHROPIC_API_KEY="+DummyAPIKey,
+		"GOOGLE_GEMINI_BASE_URL="+base,
+		"GEMINI_API_KEY="+DummyAPIKey,
 		"AGENTEVAL_SCENARIO="+r.s.Name,
 		"AGENTEVAL_MODEL="+model,
 		"AGENTEVAL_VARIANT="+r.opts.Variant,

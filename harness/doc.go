@@ -107,7 +107,8 @@
 //     the last two are described under Agents outside the engine.
 //   - model: "scripted" (the default; answers come from script), or a
 //     provider model answered from the scenario's cassette:
-//     "openai:<model>", "anthropic:<model>" or "openai-compatible:<model>".
+//     "openai:<model>", "anthropic:<model>" or "openai-compatible:<model>",
+//     and, for a command agent only, "gemini:<model>".
 //   - base_url (string): the provider's base URL; required for
 //     openai-compatible, and it must match the recorded requests. For a
 //     "command" agent, the endpoint a record run forwards to (below).
@@ -261,18 +262,18 @@
 // endpoint agent.base_url names, and only there: base_url is the
 // provider's base URL as its SDK takes it (OpenAI's with its /v1,
 // "http://127.0.0.1:8000/v1" for a local vLLM, Ollama or LiteLLM;
-// Anthropic's without; an Azure deployment
+// Anthropic's and Gemini's without a version; an Azure deployment
 // "https://NAME.openai.azure.com/openai/deployments/D?api-version=2024-10-21"),
 // and a request is sent to base_url's path joined with the client's path
 // from its endpoint on ("/chat/completions", "/responses",
-// "/v1/messages"), with base_url's query parameters, then the client's
+// "/v1/messages", "/v1beta/models/"), with base_url's query parameters, then the client's
 // that base_url does not set (serve.UpstreamURL). A request of another
 // provider than the model's (openai-compatible speaks OpenAI's
 // protocols) is refused and sent nowhere. Without base_url, a record run
 // forwards each provider's requests to its public endpoint; an
 // "openai-compatible" model needs base_url. The real key is the
 // provider's variable in agenteval's environment (OPENAI_API_KEY,
-// ANTHROPIC_API_KEY), which replaces the program's dummy key on the way
+// ANTHROPIC_API_KEY, GEMINI_API_KEY), which replaces the program's dummy key on the way
 // out and is scrubbed from the cassette. base_url is an error on a
 // scripted command agent (it has nothing to record). With a provider model the server
 // serves that model only: a request naming another gets the provider's
@@ -302,8 +303,10 @@
 // a silent replacement. A passed credential's value is still redacted
 // from reports and golden files if the program prints it.
 //
-// After those the program gets OPENAI_BASE_URL (the server's URL with /v1), ANTHROPIC_BASE_URL (without),
-// OPENAI_API_KEY and ANTHROPIC_API_KEY (a dummy key, DummyAPIKey),
+// After those the program gets OPENAI_BASE_URL (the server's URL with
+// /v1), ANTHROPIC_BASE_URL and GOOGLE_GEMINI_BASE_URL (without),
+// OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY (a dummy key,
+// DummyAPIKey),
 // AGENTEVAL_SCENARIO (the scenario's name), AGENTEVAL_MODEL (the model
 // name to ask the server for: "gpt-4.1-mini" for "openai:gpt-4.1-mini",
 // "scripted" for the scripted model, which answers to any name) and
@@ -311,6 +314,13 @@
 // Options.Variant; set and empty in a plain run), then env. In an eval
 // (package eval) a variant's model and env reach the program this way:
 // its env is merged over the scenario's, key by key.
+// Google's SDKs read GEMINI_API_KEY when GOOGLE_API_KEY is unset (which
+// spares the warning they print when both are set); @google/genai (and so
+// ADK) reads GOOGLE_GEMINI_BASE_URL, while an agent on Google's Python
+// SDK passes it itself (http_options=HttpOptions(base_url=...)). A
+// "gemini:<model>" model is for command agents only (the engine has no
+// Gemini client); it records through the Gemini API with the key of
+// GEMINI_API_KEY, sent as x-goog-api-key.
 //
 // Turns are fed on standard input, one JSON object per line, and the
 // program answers each on standard output with one JSON object per line,

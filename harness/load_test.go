@@ -154,6 +154,12 @@ func TestLoadBrokenFiles(t *testing.T) {
 			`testdata/load/provider.yaml:2:10: agent.base_url: missing: an "openai-compatible" model needs the server's base_url`,
 		},
 	}, {
+		file:   "gemini_react.yaml",
+		reason: "a gemini model is served to command agents only: the engine has no Gemini client",
+		want: []string{
+			`testdata/load/gemini_react.yaml:2:10: agent.model: a "gemini" model is served to command agents only (agenteval serve speaks Gemini's API; the engine has no Gemini client): set agent.kind "command", not "react"`,
+		},
+	}, {
 		file:   "expect.yaml",
 		reason: "expected tool names must be declared, steps need group_parallel, regexes compile, limits are not negative",
 		want: []string{

@@ -19,7 +19,8 @@ import (
 // implementation (cassette.Scrubbing): the values it knows to be
 // secrets, replaced wherever they appear, and every credential shape of
 // cassette's table. The secrets are the provider keys the run reads
-// (OPENAI_API_KEY, ANTHROPIC_API_KEY, through Options.LookupEnv) and the
+// (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY,
+// through Options.LookupEnv) and the
 // values of the process's variables whose names say they hold
 // credentials (cassette.CredentialVariable: GITHUB_TOKEN,
 // AWS_SECRET_ACCESS_KEY, ...), which a command agent may be passed
@@ -35,7 +36,7 @@ type redactor struct {
 func newRedactor(lookup func(string) (string, bool), environ []string, headers []string) *redactor {
 	vals := cassette.EnvSecretValues(environ)
 	if lookup != nil {
-		for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"} {
+		for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"} {
 			if v, ok := lookup(k); ok {
 				vals = append(vals, v)
 			}

@@ -25,8 +25,11 @@ func (x Exchange) Answer() (engine.Message, error) {
 	if x.Status != 200 {
 		return engine.Message{}, fmt.Errorf("exchange %d was answered with status %d", x.N, x.Status)
 	}
-	if x.Request.Protocol == OpenAIResponses {
+	switch x.Request.Protocol {
+	case OpenAIResponses:
 		return parseResponsesAnswer(x.Response)
+	case Gemini:
+		return parseGeminiAnswer(x.Response)
 	}
 	m, err := llm.ParseRecordedResponse(x.Request.Path, x.Response)
 	if err != nil {

@@ -1,9 +1,11 @@
 // Package serve stands between an agent and its model provider, at the
 // wire: an http.Handler that speaks OpenAI Chat Completions, OpenAI
-// Responses and Anthropic Messages, JSON and server-sent events, and
+// Responses, Anthropic Messages and Google's Gemini API
+// (generateContent), JSON and server-sent events, and
 // answers from a script, a cassette, or the real provider while it
 // records. It is the inverse of engine/llm: an agent in any language,
-// pointed at it by OPENAI_BASE_URL or ANTHROPIC_BASE_URL, gets the
+// pointed at it by OPENAI_BASE_URL, ANTHROPIC_BASE_URL or
+// GOOGLE_GEMINI_BASE_URL, gets the
 // answers a scenario prescribes, and every exchange is kept so the
 // client's behaviour can be checked. Go tests use it as their fake
 // provider (it absorbed engine/llm/llmtest: one implementation).
@@ -19,8 +21,9 @@
 // # Protocols
 //
 // The protocol is told by the path's suffix, so a base URL may carry any
-// prefix (/v1, /v1beta/openai): POST .../chat/completions, .../responses
-// and .../messages; GET .../models and .../models/{id} list and look up
+// prefix (/v1, /v1beta/openai): POST .../chat/completions, .../responses,
+// .../messages and .../models/{model}:generateContent (Gemini); GET
+// .../models and .../models/{id} list and look up
 // Options.Models. Every answer carries no Date header and nothing that
 // depends on the clock or on chance (created and created_at are 0, ids
 // are numbered), so a recording of it is the same on every run. Every
@@ -28,7 +31,7 @@
 // request the server received, in the provider's header: x-request-id
 // (Chat Completions, Responses) or request-id (Messages, and any request
 // with an Anthropic-Version header); Anthropic's error body repeats it
-// as request_id. A replayed or relayed answer keeps its recorded headers.
+// as request_id. Gemini answers carry none, as Google's do not. A replayed or relayed answer keeps its recorded headers.
 //
 // Every body and event serve writes has each field the provider's
 // published schema requires, a field serve has no value for sent as null
@@ -38,15 +41,19 @@
 // and Anthropic's official TypeScript SDK's types (the npm package at the
 // version testdata/spec/anthropic's lock file pins, installed by the test);
 // testdata/spec/README.md names the sources and versions.
+// TestGeminiSpec checks every Gemini body and event against Google's Go
+// types generated from the generativelanguage v1beta protos (module
+// cloud.google.com/go/ai v0.13.0), read strictly by protojson.
 //
 // Tool call ids. A scripted tool call without an id gets one, on every
 // protocol, from the answer's number n (the 1-based request the source
 // answered, as in the default response ids) and the call's 0-based place
-// i in the answer: "call_<n>_<i>" on Chat Completions and Responses,
-// "toolu_<n>_<i>" on Messages. A Responses function_call item's id is
+// i in the answer: "call_<n>_<i>" on Chat Completions, Responses and
+// Gemini, "toolu_<n>_<i>" on Messages. A Responses function_call item's id is
 // "fc_" and the call id without its "call_" prefix. Only a Turn's call
 // marked NoID goes out without an id (Chat Completions and Messages), as
-// Ollama answers, off the specifications.
+// Ollama answers, off the specifications; on Gemini, as Gemini's older
+// models answer (the id is optional there).
 //
 // Chat Completions. Faithful: messages (system, developer, user,
 // assistant with tool_calls, tool), the answer as a chat.completion with
@@ -108,6 +115,44 @@
 // timeout_error, other 4xx invalid_request_error, other 5xx api_error)
 // and request_id. Not sent: thinking blocks, server tools, citations.
 //
+// Gemini (the Gemini Developer API, generativelanguage v1beta, as
+// @google/genai and Google's ADK call it): POST
+// .../models/{model}:generateContent and :streamGenerateContent, the
+// model named by the path; the key in the x-goog-api-key header or the
+// key query parameter (taken out of the query the server keeps and
+// forwards). Faithful: systemInstruction, contents with roles user and
+// model (a content without a role is the user's), text, functionCall and
+// functionResponse parts (lowerCamelCase or the protos' snake_case
+// names), the answer as a GenerateContentResponse whose one candidate
+// holds the text then every functionCall (id, name, args as an object),
+// finishReason "STOP" (Gemini's reason for an answer with function calls
+// too), index 0, usageMetadata (promptTokenCount with cache reads
+// counted in it, as Gemini counts them, candidatesTokenCount,
+// totalTokenCount, cachedContentTokenCount), modelVersion and
+// responseId ("response-n" unless the script gives an id); with alt=sse a
+// stream of "data:" events, each a GenerateContentResponse chunk: the text
+// in two chunks, then one chunk with every function call whole (Gemini
+// does not stream arguments), the last chunk with the finish reason and
+// the usage; without alt=sse the same chunks as one JSON array, as
+// Google's REST stream sends them. Every function call carries an id (see
+// Tool call ids), so the client can answer it by id. Tool results pair with calls
+// by id when the functionResponse carries one; one without an id answers
+// the first call of its name, not yet answered, in the model content
+// before it (by name and order), and a call without an id is named
+// "<name>#<content>.<part>" in the request's engine messages. A client
+// that drops the ids the server sent is therefore seen answering other
+// calls than the server made, and CheckClient reports the server's as
+// unanswered. A functionResponse's response object that holds one string
+// (ADK's {"result": ...}) is the tool message's text, {"error": ...} an
+// error result; any other response is its JSON text. GET .../models and
+// .../models/{id} answer, for a request with a Gemini key, Google's
+// ListModelsResponse and Model. Not sent: safetyRatings, citationMetadata,
+// avgLogprobs, promptFeedback, thoughts and thought signatures,
+// grounding, candidatesTokensDetails and promptTokensDetails; not read:
+// inline data, files, executable code, cached contents, generationConfig
+// (responseSchema included). Not served: countTokens, embedContent, the
+// Live API, Vertex AI's paths.
+//
 // Streams go out as a provider sends them: each event is written whole
 // and flushed before the next, so it leaves in its own HTTP chunk
 // (Transfer-Encoding: chunked, no Content-Length) and a client can act on
@@ -152,7 +197,7 @@
 // "n": 1, null members, a content string as one text block, tool-call
 // arguments as canonical JSON, numbers by value, credentials scrubbed)
 // plus ReplayOptions.IgnoreFields. Nothing else is normalised: the
-// requests of every example agent (examples/, five client libraries),
+// requests of every example agent (examples/, six client libraries),
 // recorded twice, were byte-identical, so no field varies between
 // identical runs. Each interaction answers one request; identical
 // requests (an agent asking the same thing twice) take the identical
@@ -186,15 +231,17 @@
 // a non-nil map is refused with 400 and its request goes nowhere). The
 // upstream URL is the base URL's path joined with the client's path from
 // its endpoint on — "/chat/completions" and "/responses" for OpenAI,
-// whose base URLs end in "/v1"; "/v1/messages" for Anthropic, whose do
-// not — and the base URL's query parameters, then the client's that the
+// whose base URLs end in "/v1"; "/v1/messages" for Anthropic and
+// "/v1beta/models/" for Gemini, whose do not — and the base URL's query
+// parameters, then the client's that the
 // base URL does not set, sorted (UpstreamURL): base URL
 // "https://x.openai.azure.com/openai/deployments/d?api-version=2024-10-21"
 // and a client's POST /v1/chat/completions make
 // https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21.
 // The key, when the Upstream gives one, replaces the client's in the
-// provider's header (Authorization: Bearer, or x-api-key; Azure's
-// api-key too when the client sent one). It goes through a recording
+// provider's header (Authorization: Bearer, x-api-key, or Gemini's
+// x-goog-api-key, never in the URL; Azure's api-key too when the client
+// sent one). It goes through a recording
 // cassette.Recorder, which scrubs credentials from what it stores, and
 // answers with the provider's answer. A JSON answer goes out once it has
 // arrived; a streamed one (Content-Type text/event-stream) is relayed
@@ -212,17 +259,22 @@
 // A request is checked in this order; the first check that fails is
 // answered with the provider's status and error layout — OpenAI's
 // {"error": {"message", "type", "param", "code"}}, Anthropic's {"type":
-// "error", "error": {"type", "message"}} — and kept as a problem that
+// "error", "error": {"type", "message"}}, Google's {"error": {"code",
+// "message", "status"}} with status the google.rpc.Code of the HTTP
+// status — and kept as a problem that
 // Err reports, naming the request ("request 3 (POST
 // /v1/chat/completions, model gpt-4.1-mini): ..."):
 //
 //   - the route: a path of no protocol, or not a POST, is 404;
-//   - the key, when Options.Key is set: 401;
+//   - the key, when Options.Key is set: 401 (Gemini: 403
+//     PERMISSION_DENIED without a key, 400 "API key not valid" for a
+//     wrong one, as Google answers them);
 //   - the body: not JSON, or not an object, is 400 (OpenAI's "We could
 //     not parse the JSON body of your request", Anthropic's
 //     invalid_request_error); no "model" string, no "messages" list
-//     (Chat, Messages), no max_tokens (Messages), a role the protocol
-//     does not have: 400 naming the field;
+//     (Chat, Messages), no "contents" list (Gemini), no max_tokens
+//     (Messages), a role the protocol does not have: 400 naming the
+//     field;
 //   - the model, when Options.Models is set: 404 (OpenAI's
 //     model_not_found, Anthropic's not_found_error "model: <name>");
 //   - tool results: one whose call id no earlier tool call in the request

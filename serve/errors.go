@@ -116,6 +116,10 @@ type anErrorBody struct {
 // carries the answer's request id (the Request-Id header) in its
 // request_id.
 func writeError(w http.ResponseWriter, p Protocol, e *APIError) {
+	if p == Gemini {
+		writeGeminiError(w, e)
+		return
+	}
 	if p == Messages {
 		var id *string
 		if v := w.Header().Get(anthropicRequestID); v != "" {
@@ -149,6 +153,9 @@ func errMalformed(p Protocol, err error) *APIError {
 
 // errMissing is a required field that is absent or of the wrong type.
 func errMissing(p Protocol, field, what string) *APIError {
+	if p == Gemini {
+		return geminiError(400, fmt.Sprintf("* GenerateContentRequest.%s: %s is not specified\n", field, field), nil)
+	}
 	if p == Messages {
 		return &APIError{Status: 400, Message: field + ": Field required"}
 	}
@@ -158,6 +165,9 @@ func errMissing(p Protocol, field, what string) *APIError {
 // errUnknownModel is a model the server does not serve: OpenAI's 404
 // model_not_found, Anthropic's 404 not_found_error "model: <name>".
 func errUnknownModel(p Protocol, model string) *APIError {
+	if p == Gemini {
+		return geminiErrUnknownModel(model)
+	}
 	if p == Messages {
 		return &APIError{Status: 404, Message: "model: " + model}
 	}
@@ -167,6 +177,8 @@ func errUnknownModel(p Protocol, model string) *APIError {
 // errUnknownCall is a tool result whose call id no tool call carries.
 func errUnknownCall(p Protocol, at, id string) *APIError {
 	switch p {
+	case Gemini:
+		return geminiErrUnknownCall(at, id)
 	case Messages:
 		return &APIError{Status: 400, Message: fmt.Sprintf("%s: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", at, id)}
 	case OpenAIResponses:
@@ -185,6 +197,9 @@ func errUnauthorized(p Protocol) *APIError {
 
 // errNoRoute is a path the server does not serve.
 func errNoRoute(p Protocol, method, path string) *APIError {
+	if p == Gemini {
+		return geminiError(404, "Method not found.", nil)
+	}
 	if p == Messages {
 		return &APIError{Status: 404, Message: "Not Found"}
 	}

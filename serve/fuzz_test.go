@@ -26,6 +26,10 @@ func FuzzServeRequest(f *testing.F) {
 		{"/v1/messages", `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"zz"}]}]}`},
 		{"/v1/chat/completions", `{"model":1}`},
 		{"/v1/responses", `{"model":"m","input":[null]}`},
+		{"/v1beta/models/m:generateContent", `{"systemInstruction":{"parts":[{"text":"s"}]},"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`},
+		{"/v1beta/models/m:streamGenerateContent", `{"contents":[{"parts":[{"text":"hi"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}},{"functionCall":{"id":"c1","name":"f"}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"error":"x"}}},{"function_response":{"id":"c1","name":"f","response":{}}}]}]}`},
+		{"/v1beta/models/m:generateContent", `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"g","response":{"result":"ok"}}}]}]}`},
+		{"/v1beta/models/m:generateContent", `{"contents":[null]}`},
 	}
 	for _, s := range seeds {
 		f.Add(s.path, s.body)
@@ -60,6 +64,18 @@ func FuzzServeRequest(f *testing.F) {
 				t.Fatalf("answer is not JSON:\n%s", got)
 			}
 		case w.Code >= 400 && w.Code < 500:
+			if p == serve.Gemini {
+				var g struct {
+					Error *struct {
+						Code            int
+						Message, Status string
+					} `json:"error"`
+				}
+				if err := json.Unmarshal(got, &g); err != nil || g.Error == nil || g.Error.Message == "" || g.Error.Status == "" || g.Error.Code != w.Code {
+					t.Fatalf("error answer %d is not in Google's layout:\n%s", w.Code, got)
+				}
+				return
+			}
 			var oa struct {
 				Error *struct{ Message, Type string } `json:"error"`
 				Type  string                          `json:"type"`

@@ -12,8 +12,11 @@ import (
 // "owned_by"}]}; a request with an Anthropic-Version header gets
 // Anthropic's, {"data": [{"type": "model", "id", "display_name",
 // "created_at", "capabilities", "max_input_tokens", "max_tokens"}],
-// "has_more", "first_id", "last_id"}. Without
-// Options.Models the list is empty and any id is found.
+// "has_more", "first_id", "last_id"}; one with a Gemini key
+// (x-goog-api-key, key=) gets Google's, {"models": [{"name":
+// "models/<id>", "baseModelId", "version", "displayName",
+// "supportedGenerationMethods"}]}. Without Options.Models the list is
+// empty and any id is found.
 
 type oaModel struct {
 	ID      string `json:"id"`
@@ -47,13 +50,18 @@ func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	anth := r.Header.Get("Anthropic-Version") != ""
-	p := OpenAIChat
-	if anth {
-		p = Messages
-	}
-	if s.opts.Key != "" && !authorized(p, r.Header, s.opts.Key) {
+	p := guessProtocol(anth, geminiKey(r.Header, r.URL.RawQuery) != "")
+	if s.opts.Key != "" && !authorized(p, r, s.opts.Key) {
 		s.problem("%s %s: missing or wrong API key", r.Method, r.URL.Path)
-		writeError(w, p, errUnauthorized(p))
+		e := errUnauthorized(p)
+		if p == Gemini {
+			e = geminiErrUnauthorized(r.Header, r.URL.RawQuery)
+		}
+		writeError(w, p, e)
+		return true
+	}
+	if p == Gemini {
+		s.serveGeminiModels(w, strings.TrimPrefix(rest, "/"))
 		return true
 	}
 	oa := func(id string) oaModel { return oaModel{ID: id, Object: "model", OwnedBy: "agenteval"} }
@@ -97,4 +105,37 @@ func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) bool {
 	}
 	writeJSON(w, http.StatusOK, list)
 	return true
+}
+
+// gmModel is a Gemini Model resource, as far as the server fills it.
+type gmModel struct {
+	Name                       string   `json:"name"`
+	BaseModelID                string   `json:"baseModelId"`
+	Version                    string   `json:"version"`
+	DisplayName                string   `json:"displayName"`
+	SupportedGenerationMethods []string `json:"supportedGenerationMethods"`
+}
+
+// serveGeminiModels answers GET .../models (id "") and .../models/{id}
+// in Google's layout.
+func (s *Server) serveGeminiModels(w http.ResponseWriter, id string) {
+	gm := func(id string) gmModel {
+		return gmModel{Name: "models/" + id, BaseModelID: id, Version: "001", DisplayName: id,
+			SupportedGenerationMethods: []string{"generateContent", "streamGenerateContent"}}
+	}
+	if id != "" {
+		if len(s.opts.Models) > 0 && !slices.Contains(s.opts.Models, id) {
+			writeError(w, Gemini, geminiErrUnknownModel(id))
+			return
+		}
+		writeJSON(w, http.StatusOK, gm(id))
+		return
+	}
+	list := struct {
+		Models []gmModel `json:"models"`
+	}{Models: []gmModel{}}
+	for _, m := range s.opts.Models {
+		list.Models = append(list.Models, gm(m))
+	}
+	writeJSON(w, http.StatusOK, list)
 }

@@ -16,6 +16,9 @@ const (
 	OpenAIResponses
 	// Messages is Anthropic Messages: POST .../messages.
 	Messages
+	// Gemini is Google's Gemini API: POST
+	// .../models/{model}:generateContent and :streamGenerateContent.
+	Gemini
 )
 
 // String names the protocol as docs and errors do.
@@ -27,15 +30,21 @@ func (p Protocol) String() string {
 		return "responses"
 	case Messages:
 		return "messages"
+	case Gemini:
+		return "gemini"
 	}
 	return "none"
 }
 
 // ProtocolOf returns the protocol a request path asks for: the path,
 // without a trailing slash, ends in /chat/completions, /responses or
-// /messages; anything else is NoProtocol.
+// /messages, or in /models/{model}:generateContent or
+// :streamGenerateContent (Gemini); anything else is NoProtocol.
 func ProtocolOf(path string) Protocol {
 	path = strings.TrimSuffix(path, "/")
+	if _, _, ok := geminiMethod(path); ok {
+		return Gemini
+	}
 	switch {
 	case strings.HasSuffix(path, "/chat/completions"):
 		return OpenAIChat
@@ -48,10 +57,14 @@ func ProtocolOf(path string) Protocol {
 }
 
 // guessProtocol picks the error layout for a path the server does not
-// serve: Anthropic's when the client sent Anthropic's headers.
-func guessProtocol(anthropicHeaders bool) Protocol {
-	if anthropicHeaders {
+// serve: Anthropic's when the client sent Anthropic's headers, Google's
+// when it sent a Gemini key (x-goog-api-key, or key= in the query).
+func guessProtocol(anthropicHeaders, geminiKey bool) Protocol {
+	switch {
+	case anthropicHeaders:
 		return Messages
+	case geminiKey:
+		return Gemini
 	}
 	return OpenAIChat
 }

@@ -60,6 +60,11 @@ var wires = map[Protocol]wire{
 	OpenAIChat:      {provider: "openai", base: "https://api.openai.com/v1", from: "/chat/completions", keyHeader: "Authorization", keyPrefix: "Bearer ", keyEnv: "OPENAI_API_KEY"},
 	OpenAIResponses: {provider: "openai", base: "https://api.openai.com/v1", from: "/responses", keyHeader: "Authorization", keyPrefix: "Bearer ", keyEnv: "OPENAI_API_KEY"},
 	Messages:        {provider: "anthropic", base: "https://api.anthropic.com", from: "/v1/messages", keyHeader: "X-Api-Key", keyEnv: "ANTHROPIC_API_KEY"},
+	// Gemini's base URL, as @google/genai takes it, has no API version:
+	// the client's path from "/v1beta/models/" on ("/v1/models/..." goes
+	// whole); the key goes in x-goog-api-key, never in the URL (serve
+	// took a key= parameter out of the query)
+	Gemini: {provider: "gemini", base: "https://generativelanguage.googleapis.com", from: "/v1beta/models/", keyHeader: "X-Goog-Api-Key", keyEnv: "GEMINI_API_KEY"},
 }
 
 // ProviderOf names the provider whose protocol p is ("openai",

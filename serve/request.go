@@ -23,7 +23,8 @@ type Request struct {
 	Method string
 	Path   string
 	// Query is the request URL's raw query, which a Recorder forwards
-	// (UpstreamURL).
+	// (UpstreamURL), with any key= parameter removed (Gemini's API key
+	// may travel there; a Recorder sends it as x-goog-api-key).
 	Query  string
 	Header http.Header
 	// Body is the request body as received.
@@ -32,6 +33,10 @@ type Request struct {
 	Model string
 	// Stream says the body asked for a stream ("stream": true).
 	Stream bool
+	// SSE says a Gemini streamGenerateContent request asked for
+	// server-sent events (alt=sse); without it the stream is one JSON
+	// array.
+	SSE bool
 	// IncludeUsage says a Chat Completions stream asked for its usage
 	// chunk (stream_options.include_usage).
 	IncludeUsage bool
@@ -104,6 +109,9 @@ func (e *errBadField) Error() string { return e.field + ": " + e.what }
 // decoded. Decoding the whole body into engine values took half of the
 // server's time per request (60 of 120 µs for a four-message request).
 func (r *Request) parse() *APIError {
+	if r.Protocol == Gemini {
+		return r.parseGemini()
+	}
 	var body map[string]json.RawMessage
 	if err := json.Unmarshal(r.Body, &body); err != nil || body == nil {
 		if err == nil || isTypeError(err) {

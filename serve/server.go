@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,8 +52,9 @@ type Options struct {
 	Source Source
 	// Key, when set, is the API key every model request must carry:
 	// "Authorization: Bearer <key>" for the OpenAI protocols, "X-Api-Key:
-	// <key>" with an "Anthropic-Version" header for Messages. A wrong or
-	// missing key is answered 401.
+	// <key>" with an "Anthropic-Version" header for Messages,
+	// "X-Goog-Api-Key: <key>" or "?key=<key>" for Gemini. A wrong or
+	// missing key is answered 401 (Gemini: 403 or 400, as Google does).
 	Key string
 	// Models, when set, are the only model names requests may ask for
 	// (others are answered 404 model_not_found); /v1/models lists them.
@@ -78,7 +80,7 @@ func (o Options) Validate() error {
 }
 
 // Server is an http.Handler that speaks OpenAI Chat Completions, OpenAI
-// Responses and Anthropic Messages (JSON and SSE), answering from its
+// Responses, Anthropic Messages and Gemini (JSON and SSE), answering from its
 // Source, and keeps a log of every exchange. It is safe for concurrent
 // use.
 type Server struct {
@@ -113,12 +115,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if p == NoProtocol || r.Method != http.MethodPost {
 		s.problem("%s %s: no such route", r.Method, r.URL.Path)
-		writeError(w, guessProtocol(r.Header.Get("Anthropic-Version") != ""), errNoRoute(p, r.Method, r.URL.Path))
+		guess := guessProtocol(r.Header.Get("Anthropic-Version") != "", geminiKey(r.Header, r.URL.RawQuery) != "")
+		e := errNoRoute(p, r.Method, r.URL.Path)
+		if guess == Gemini {
+			e = errNoRoute(Gemini, r.Method, r.URL.Path)
+		}
+		writeError(w, guess, e)
 		return
 	}
-	if s.opts.Key != "" && !authorized(p, r.Header, s.opts.Key) {
+	if s.opts.Key != "" && !authorized(p, r, s.opts.Key) {
 		s.problem("%s %s: missing or wrong API key", r.Method, r.URL.Path)
-		writeError(w, p, errUnauthorized(p))
+		e := errUnauthorized(p)
+		if p == Gemini {
+			e = geminiErrUnauthorized(r.Header, r.URL.RawQuery)
+		}
+		writeError(w, p, e)
 		return
 	}
 	limit := s.opts.MaxRequestBytes
@@ -137,7 +148,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, p, &APIError{Status: 400, Message: "unreadable body"})
 		return
 	}
-	req := &Request{Protocol: p, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: cassette.ScrubHeaders(r.Header), Body: body, rawHeader: r.Header}
+	query, raw := splitKey(r.URL.RawQuery, r.Header)
+	req := &Request{Protocol: p, Method: r.Method, Path: r.URL.Path, Query: query, Header: cassette.ScrubHeaders(r.Header), Body: body, rawHeader: raw}
 	x := s.arrive(req)
 	tw := &teeWriter{ResponseWriter: w, s: s, x: x}
 	s.answer(r.Context(), tw, req, x)
@@ -171,10 +183,13 @@ func (s *Server) setRequestID(h http.Header, p Protocol, r *http.Request) {
 	s.requests++
 	n := s.requests
 	s.mu.Unlock()
-	anthropic := p == Messages
 	if p == NoProtocol || r.Method != http.MethodPost {
-		anthropic = guessProtocol(r.Header.Get("Anthropic-Version") != "") == Messages
+		p = guessProtocol(r.Header.Get("Anthropic-Version") != "", geminiKey(r.Header, r.URL.RawQuery) != "")
 	}
+	if p == Gemini {
+		return // Google's API sends no request id header
+	}
+	anthropic := p == Messages
 	name := openaiRequestID
 	if anthropic {
 		name = anthropicRequestID
@@ -271,6 +286,11 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req *Request
 			id = fmt.Sprintf("msg_%d", reply.N)
 		}
 		answerMessages(w, t, model, id, req)
+	case Gemini:
+		if id == "" {
+			id = fmt.Sprintf("response-%d", reply.N)
+		}
+		answerGemini(w, t, model, id, reply.N, req)
 	}
 }
 
@@ -364,11 +384,37 @@ func (s *Server) problem(format string, args ...any) {
 }
 
 // authorized checks the key the way the provider of p expects it.
-func authorized(p Protocol, h http.Header, key string) bool {
-	if p == Messages {
+func authorized(p Protocol, r *http.Request, key string) bool {
+	h := r.Header
+	switch p {
+	case Messages:
 		return h.Get("X-Api-Key") == key && h.Get("Anthropic-Version") != ""
+	case Gemini:
+		return geminiKey(h, r.URL.RawQuery) == key
 	}
 	return h.Get("Authorization") == "Bearer "+key
+}
+
+// splitKey takes a key= parameter (Gemini's API key) out of a query: the
+// query without it is what the server keeps and forwards, and the key
+// moves into the header a Recorder forwards, as x-goog-api-key (unless
+// that header is already set), so it never reaches a URL that is stored.
+func splitKey(rawQuery string, h http.Header) (query string, header http.Header) {
+	if !strings.Contains(rawQuery, "key=") {
+		return rawQuery, h
+	}
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil || !q.Has("key") {
+		return rawQuery, h
+	}
+	key := q.Get("key")
+	q.Del("key")
+	header = h
+	if h.Get("X-Goog-Api-Key") == "" {
+		header = h.Clone()
+		header.Set("X-Goog-Api-Key", key)
+	}
+	return q.Encode(), header
 }
 
 // Exchanges returns a copy of every exchange so far, in the order the
@@ -477,6 +523,8 @@ func callsOf(p Protocol, path string, body []byte) []string {
 	switch p {
 	case OpenAIResponses:
 		ids = responsesCallIDs(body)
+	case Gemini:
+		ids = geminiCallIDs(body)
 	case OpenAIChat, Messages:
 		m, err := parseRecorded(path, body)
 		if err != nil {

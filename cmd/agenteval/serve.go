@@ -27,7 +27,8 @@ func newServeCmd() *cobra.Command {
 		Short: "Serve a scenario's model answers over the OpenAI and Anthropic wire protocols",
 		Long: `serve runs a local model server that speaks OpenAI Chat Completions
 (/v1/chat/completions), OpenAI Responses (/v1/responses), Anthropic Messages
-(/v1/messages) and /v1/models, JSON and streamed, so an agent written in any
+(/v1/messages), Gemini (/v1beta/models/{model}:generateContent and
+:streamGenerateContent) and /v1/models, JSON and streamed, so an agent written in any
 language answers from the scenario instead of a real provider.
 
   --mode script   answers from the scenario's script: (the default when it has one)
@@ -35,9 +36,10 @@ language answers from the scenario instead of a real provider.
                   the cassette does not record is refused (400) with the closest
                   recorded one and the body diff (agent.replay: by-order in the
                   scenario replays by order instead, for other tools' cassettes)
-  --mode record   forwards to the provider (OPENAI_API_KEY, ANTHROPIC_API_KEY) at
-                  the scenario's agent.base_url, or its public endpoint without
-                  one, and records the scenario's cassette, credentials scrubbed
+  --mode record   forwards to the provider (OPENAI_API_KEY, ANTHROPIC_API_KEY,
+                  GEMINI_API_KEY) at the scenario's agent.base_url, or its
+                  public endpoint without one, and records the scenario's
+                  cassette, credentials scrubbed
 
 Streamed answers go out event by event, each flushed as a provider sends it:
 scripted ones in the real services' event order, replayed ones in the events
@@ -51,7 +53,7 @@ answered tool calls, and exits 1 if either went wrong.
 Point an existing agent at it:
 
   agenteval serve --scenario examples/langgraph-react/scenarios/parallel.yaml --addr 127.0.0.1:8089 &
-  export OPENAI_BASE_URL=http://127.0.0.1:8089/v1 ANTHROPIC_BASE_URL=http://127.0.0.1:8089 OPENAI_API_KEY=dummy ANTHROPIC_API_KEY=dummy
+  export OPENAI_BASE_URL=http://127.0.0.1:8089/v1 ANTHROPIC_BASE_URL=http://127.0.0.1:8089 GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8089 OPENAI_API_KEY=dummy ANTHROPIC_API_KEY=dummy GEMINI_API_KEY=dummy
   node agent.mjs   # or python agent.py: the agent, unchanged
 
 To have "agenteval run" start the server, run the agent and check it (its
@@ -98,7 +100,7 @@ agent.mjs]}; the turn protocol is in the harness package doc.`,
 				return &usageError{err: err}
 			}
 			out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			fmt.Fprintf(out, "OPENAI_BASE_URL=%s/v1\nANTHROPIC_BASE_URL=%s\n", l.URL, l.URL)
+			fmt.Fprintf(out, "OPENAI_BASE_URL=%s/v1\nANTHROPIC_BASE_URL=%s\nGOOGLE_GEMINI_BASE_URL=%s\n", l.URL, l.URL, l.URL)
 			if f, ok := out.(interface{ Sync() error }); ok {
 				f.Sync()
 			}
