@@ -37,8 +37,10 @@
 // published schema requires, a field serve has no value for sent as null
 // where the schema allows null: TestAnswersMatchPublishedSpecs checks
 // every protocol, streamed and not, every answer shape, error and
-// refusal, against OpenAI's OpenAPI document and Anthropic's official SDK
-// types, vendored in testdata/spec (its README names their commits);
+// refusal, against OpenAI's OpenAPI document (vendored in testdata/spec)
+// and Anthropic's official TypeScript SDK's types (the npm package at the
+// version testdata/spec/anthropic's lock file pins, installed by the test);
+// testdata/spec/README.md names the sources and versions.
 // TestGeminiSpec checks every Gemini body and event against Google's Go
 // types generated from the generativelanguage v1beta protos (module
 // cloud.google.com/go/ai v0.13.0), read strictly by protojson.

@@ -247,10 +247,7 @@ func modelListings(t *testing.T) map[string]specAnswer {
 // Anthropic's official SDK types for Messages; headers included.
 func TestAnswersMatchPublishedSpecs(t *testing.T) {
 	t.Parallel()
-	sp, err := loadSpecs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := mustSpecs(t)
 	answers := producedAnswers(t)
 	violations := 0
 	for _, name := range sortedKeys(answersByName(answers)) {

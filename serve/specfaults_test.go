@@ -19,10 +19,7 @@ import (
 // the writers is needed.
 func TestSpecCheckFindsPlantedFaults(t *testing.T) {
 	t.Parallel()
-	sp, err := loadSpecs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := mustSpecs(t)
 	answers := producedAnswers(t)
 	tests := []struct {
 		reason string
@@ -270,10 +267,7 @@ func writeSSE(evs []sseEvent) []byte {
 // and Messages, which the spec check rejects; Responses still gets one.
 func TestNoIDIsOffSpec(t *testing.T) {
 	t.Parallel()
-	sp, err := loadSpecs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := mustSpecs(t)
 	for _, p := range specProtocols {
 		srv, err := serve.New(serve.Options{Source: serve.NewTurns(serve.Turn{ToolCalls: []serve.ToolCall{{Name: "f", Args: `{}`, NoID: true}}})})
 		if err != nil {

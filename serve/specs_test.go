@@ -2,23 +2,30 @@ package serve_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/agenteval/agenteval/serve"
 )
 
-// The providers' published schemas, vendored in testdata/spec (see its
-// README for the sources, their commits and how they are read), compiled
-// once for every test that checks an answer against them.
+// The providers' published schemas (testdata/spec; its README names the
+// sources, their versions and how they are read): OpenAI's OpenAPI
+// document, vendored, and Anthropic's official TypeScript SDK, installed
+// from the npm registry at the version testdata/spec/anthropic's
+// package-lock.json pins; compiled once for every test that checks an
+// answer against them.
 
 const (
 	openaiSpecURL    = "https://agenteval.test/spec/openai/openapi.json"
@@ -42,6 +49,93 @@ type specs struct {
 // against: the message, the stream events, the error and the model.
 var anthropicRoots = []string{"Message", "RawMessageStreamEvent", "ErrorResponse", "ModelInfo"}
 
+// anthropicSDKDir holds the package.json and package-lock.json that pin
+// @anthropic-ai/sdk; npm ci installs it into its node_modules.
+var anthropicSDKDir = filepath.Join("testdata", "spec", "anthropic")
+
+// installAnthropicSDK installs the pinned SDK from the lock file (npm ci,
+// no install scripts) when anthropicSDKDir/node_modules is missing, once
+// for every test; it returns why the tests must skip: npm is missing or
+// the install failed (offline, say), or "" when the SDK is there.
+var installAnthropicSDK = sync.OnceValue(func() string {
+	modules := filepath.Join(anthropicSDKDir, "node_modules")
+	if _, err := os.Stat(modules); err == nil {
+		return ""
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		return fmt.Sprintf("npm is not installed: %s is missing and npm ci installs the Anthropic SDK whose types the spec check reads (Debian: apt-get install npm)", modules)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error")
+	cmd.Dir = anthropicSDKDir
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Run(); err != nil {
+		os.RemoveAll(modules)
+		return fmt.Sprintf("npm ci in %s failed (offline, without the npm registry?): %v\n%s", anthropicSDKDir, err, log.String())
+	}
+	return ""
+})
+
+// mustSpecs returns the compiled schemas, skipping the test when the
+// Anthropic SDK cannot be installed and failing it when they do not load.
+func mustSpecs(t *testing.T) *specs {
+	t.Helper()
+	if why := installAnthropicSDK(); why != "" {
+		t.Skip(why)
+	}
+	sp, err := loadSpecs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+// anthropicSDKSources reads the SDK's type files from node_modules after
+// checking that the installed package is the version package.json pins
+// (a node_modules left from an older pin would check against old types).
+func anthropicSDKSources() ([]string, error) {
+	var pin struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	pkgJSON := filepath.Join(anthropicSDKDir, "package.json")
+	b, err := os.ReadFile(pkgJSON)
+	if err == nil {
+		err = json.Unmarshal(b, &pin)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", pkgJSON, err)
+	}
+	want := pin.Dependencies["@anthropic-ai/sdk"]
+	if want == "" || strings.Trim(want, "0123456789.") != "" {
+		return nil, fmt.Errorf("%s: dependencies.@anthropic-ai/sdk is %q, want an exact version such as 0.120.0", pkgJSON, want)
+	}
+	sdk := filepath.Join(anthropicSDKDir, "node_modules", "@anthropic-ai", "sdk")
+	var got struct {
+		Version string `json:"version"`
+	}
+	b, err = os.ReadFile(filepath.Join(sdk, "package.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &got)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the installed Anthropic SDK: %w", err)
+	}
+	if got.Version != want {
+		return nil, fmt.Errorf("%s holds @anthropic-ai/sdk %s but %s pins %s: delete %s/node_modules and run the test again (npm ci reinstalls it)", sdk, got.Version, pkgJSON, want, anthropicSDKDir)
+	}
+	var sources []string
+	for _, f := range []string{"messages/messages.ts", "shared.ts", "models.ts"} {
+		b, err := os.ReadFile(filepath.Join(sdk, "src", "resources", filepath.FromSlash(f)))
+		if err != nil {
+			return nil, fmt.Errorf("the Anthropic SDK %s: %w", want, err)
+		}
+		sources = append(sources, string(b))
+	}
+	return sources, nil
+}
+
 var loadSpecs = sync.OnceValues(func() (*specs, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -61,13 +155,9 @@ var loadSpecs = sync.OnceValues(func() (*specs, error) {
 		return nil, err
 	}
 
-	var sources []string
-	for _, f := range []string{"messages.ts", "shared.ts", "models.ts"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "spec", "anthropic", f))
-		if err != nil {
-			return nil, err
-		}
-		sources = append(sources, string(b))
+	sources, err := anthropicSDKSources()
+	if err != nil {
+		return nil, err
 	}
 	ts, err := newTSSchemas(sources...)
 	if err != nil {
