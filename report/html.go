@@ -124,7 +124,7 @@ func newHTMLPage(r *Report) (*htmlPage, error) {
 	}
 	ids := map[string]int{}
 	for _, s := range failuresFirst(r.Scenarios) {
-		h, err := newHTMLScenario(&s, uniqueID(ids, "s-"+slug(s.Name)))
+		h, err := newHTMLScenario(&s, UniqueID(ids, "s-"+Slug(s.Name)))
 		if err != nil {
 			return nil, err
 		}
@@ -228,9 +228,9 @@ func diffLines(diff string) []diffLine {
 	return out
 }
 
-// slug keeps the letters, digits, "-" and "_" of a name, lower-cased,
+// Slug keeps the letters, digits, "-" and "_" of a name, lower-cased,
 // and turns every other run of characters into one "-".
-func slug(name string) string {
+func Slug(name string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(name) {
@@ -245,9 +245,9 @@ func slug(name string) string {
 	return strings.TrimRight(b.String(), "-")
 }
 
-// uniqueID returns id, or id with a "-2", "-3", ... suffix when it was
+// UniqueID returns id, or id with a "-2", "-3", ... suffix when it was
 // already returned; seen records the ids.
-func uniqueID(seen map[string]int, id string) string {
+func UniqueID(seen map[string]int, id string) string {
 	seen[id]++
 	if seen[id] == 1 {
 		return id

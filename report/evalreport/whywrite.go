@@ -290,7 +290,7 @@ func whyHTML(r *Report) (template.HTML, error) {
 	anchorOf := map[*Cell]string{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		anchorOf[c] = uniqueAnchor(anchors, "cell-"+slug(c.ID+"-"+c.Variant))
+		anchorOf[c] = report.UniqueID(anchors, "cell-"+report.Slug(c.ID+"-"+c.Variant))
 	}
 	for i := range r.Cells {
 		c := &r.Cells[i]
@@ -343,38 +343,6 @@ func whyHTML(r *Report) (template.HTML, error) {
 		return "", err
 	}
 	return template.HTML(b.String()), nil //nolint:gosec // escaped by html/template above
-}
-
-// slug keeps the letters, digits, "-" and "_" of a name, lower-cased,
-// and turns every other run of characters into one "-".
-func slug(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
-			b.WriteRune(r)
-			dash = false
-		} else if !dash && b.Len() > 0 {
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	return strings.TrimRight(b.String(), "-")
-}
-
-// uniqueAnchor returns id, or id with "-2", "-3", ... when taken.
-func uniqueAnchor(seen map[string]int, id string) string {
-	seen[id]++
-	if seen[id] == 1 {
-		return id
-	}
-	for n := seen[id]; ; n++ {
-		c := fmt.Sprintf("%s-%d", id, n)
-		if seen[c] == 0 {
-			seen[c] = 1
-			return c
-		}
-	}
 }
 
 // trials is "1 trial" or "n trials".
