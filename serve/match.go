@@ -99,5 +99,3 @@ func (r *Replay) miss(req *Request, target string, m *cassette.MissError) error 
 	return e
 }
 
-// Remaining is how many recorded interactions no request has used.
-func (r *Replay) Remaining() int { return len(r.rec.Unused()) }
