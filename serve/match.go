@@ -98,4 +98,3 @@ func (r *Replay) miss(req *Request, target string, m *cassette.MissError) error 
 	}
 	return e
 }
-
